@@ -1,0 +1,134 @@
+//! Builds the state (database, migrations, signing key), the router, and serves with graceful
+//! shutdown, stopping the embedded cluster after the last request has drained.
+
+use crate::auth::jwt::JwtKeys;
+use crate::config::Config;
+use crate::db::cluster::{Durability, EmbeddedCluster};
+use crate::error::AppError;
+use crate::state::AppState;
+use crate::{db, graphql, rest};
+use anyhow::Context;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderName, Request, StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+use utoipa_axum::routes;
+
+pub const EMBEDDED_DATABASE: &str = "spacetime";
+
+/// Where the database is: the configured URL, or the embedded cluster started (or reused) here.
+pub async fn database_url(config: &Config) -> anyhow::Result<(String, Option<EmbeddedCluster>)> {
+    if let Some(url) = &config.database_url {
+        return Ok((url.clone(), None));
+    }
+    let pg_dir = config.data_dir.join("postgres");
+    let bindir = config.pg_bindir.clone();
+    let cluster = tokio::task::spawn_blocking(move || {
+        EmbeddedCluster::ensure_running(&pg_dir, bindir.as_deref(), Durability::Full)
+    })
+    .await??;
+    db::ensure_database(&cluster.url("postgres"), EMBEDDED_DATABASE).await?;
+    Ok((cluster.url(EMBEDDED_DATABASE), Some(cluster)))
+}
+
+pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> {
+    config.validate()?;
+    let pool = db::connect(url, config.db_max_connections).await.context("connecting to the database")?;
+    db::migrate(&pool).await.context("running migrations")?;
+    let secret = match &config.jwt_secret {
+        Some(secret) => secret.as_bytes().to_vec(),
+        None => load_or_create_secret(&config.data_dir)?,
+    };
+    let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
+    Ok(AppState { pool, config: Arc::new(config), jwt })
+}
+
+/// The signing secret is generated once and kept (mode 0600) in the data directory.
+fn load_or_create_secret(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
+    use rand::RngCore;
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::create_dir_all(data_dir)?;
+    let path = data_dir.join("jwt-secret");
+    let mut secret = [0u8; 32];
+    rand::rng().fill_bytes(&mut secret);
+    let encoded: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+        Ok(mut file) => {
+            file.write_all(encoded.as_bytes())?;
+            file.sync_all()?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e).with_context(|| format!("creating {}", path.display())),
+    }
+    let stored = std::fs::read_to_string(&path)?;
+    anyhow::ensure!(stored.trim().len() >= 32, "{} is too short; delete it to regenerate", path.display());
+    Ok(stored.trim().as_bytes().to_vec())
+}
+
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, api) = api_router().split_for_parts();
+    api
+}
+
+fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    rest::router().routes(routes!(graphql::handler::graphql_get, graphql::handler::graphql_post))
+}
+
+pub fn build_router(state: AppState) -> Router {
+    let (api, openapi) = api_router().split_for_parts();
+    let openapi = Arc::new(openapi);
+    let schema = graphql::build_schema(Some(state.clone()));
+    let request_id = HeaderName::from_static("x-request-id");
+    let timeout = Duration::from_secs(state.config.request_timeout_secs);
+    let body_limit = state.config.max_body_bytes;
+    api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
+        .fallback(|| async { AppError::NotFound("route").into_response() })
+        .layer(Extension(schema))
+        .with_state(state)
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+            let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
+            // The path only: never the query string, a header or the body.
+            tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+        .layer(SetSensitiveRequestHeadersLayer::new([header::AUTHORIZATION]))
+}
+
+pub async fn serve(config: Config) -> anyhow::Result<()> {
+    config.validate()?;
+    let (url, cluster) = database_url(&config).await?;
+    let bind = config.bind;
+    let state = build_state(config, &url).await?;
+    let pool = state.pool.clone();
+    let listener = tokio::net::TcpListener::bind(bind).await.with_context(|| format!("binding {bind}"))?;
+    tracing::info!(address = %listener.local_addr()?, embedded_database = cluster.is_some(), "listening");
+    axum::serve(listener, build_router(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    pool.close().await;
+    if let Some(cluster) = cluster.filter(|c| c.started_here()) {
+        tracing::info!("stopping the embedded PostgreSQL cluster");
+        tokio::task::spawn_blocking(move || cluster.stop()).await??;
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+    }
+    tracing::info!("shutdown requested; draining requests");
+}

@@ -1,0 +1,76 @@
+//! Configuration from environment variables (and the matching command-line flags). Bad values fail
+//! at start-up, never at the first request. Every variable is listed in README.md and .env.example.
+
+use clap::Args;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Args)]
+pub struct Config {
+    /// PostgreSQL URL. When unset, a private PostGIS cluster is started in `<data_dir>/postgres`.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+
+    /// Directory for the embedded cluster, attachments and the generated token-signing secret.
+    #[arg(long, env = "STRS_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+
+    /// Address the HTTP server listens on.
+    #[arg(long, env = "STRS_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+
+    /// Secret for signing access tokens (HS256, at least 32 bytes). Several server processes
+    /// sharing one database must share it; when unset, one is generated into the data directory.
+    #[arg(long, env = "STRS_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+
+    /// Directory of the PostgreSQL server binaries (initdb, pg_ctl). Found via pg_config when unset.
+    #[arg(long, env = "STRS_PG_BINDIR")]
+    pub pg_bindir: Option<PathBuf>,
+
+    /// Maximum size of a JSON or GraphQL request body, in bytes.
+    #[arg(long, env = "STRS_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Size of the database connection pool.
+    #[arg(long, env = "STRS_DB_MAX_CONNECTIONS", default_value_t = 16)]
+    pub db_max_connections: u32,
+
+    /// Seconds a request may take before it is answered with 503.
+    #[arg(long, env = "STRS_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
+    pub request_timeout_secs: u64,
+
+    /// Lifetime of access tokens issued by POST /api/v1/agents/me/tokens, in seconds.
+    #[arg(long, env = "STRS_ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
+    pub access_token_ttl_secs: u64,
+}
+
+impl Config {
+    /// Defaults for tests and tools: everything as documented, no database URL.
+    pub fn for_data_dir(data_dir: PathBuf) -> Config {
+        Config {
+            database_url: None,
+            data_dir,
+            bind: "127.0.0.1:0".parse().expect("static address"),
+            jwt_secret: None,
+            pg_bindir: None,
+            max_body_bytes: 1024 * 1024,
+            db_max_connections: 16,
+            request_timeout_secs: 30,
+            access_token_ttl_secs: 900,
+        }
+    }
+
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if let Some(secret) = &self.jwt_secret {
+            anyhow::ensure!(secret.len() >= 32, "STRS_JWT_SECRET must be at least 32 bytes long");
+        }
+        anyhow::ensure!(self.max_body_bytes >= 1024, "STRS_MAX_BODY_BYTES must be at least 1024");
+        anyhow::ensure!(self.db_max_connections >= 1, "STRS_DB_MAX_CONNECTIONS must be at least 1");
+        anyhow::ensure!(
+            (60..=86_400).contains(&self.access_token_ttl_secs),
+            "STRS_ACCESS_TOKEN_TTL_SECS must be between 60 and 86400"
+        );
+        Ok(())
+    }
+}

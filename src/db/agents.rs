@@ -1,0 +1,146 @@
+//! agents: the publishers (scrapers, API clients, suppliers, people) that send entries.
+
+use crate::domain::{AgentStatus, AgentType, ListParams};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// An agent, as its owner and the public read endpoint see it.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct Agent {
+    pub id: Uuid,
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    pub agent_handle: String,
+    pub description: Option<String>,
+    pub status: AgentStatus,
+    pub score_trust: Decimal,
+    pub score_reputation: Decimal,
+    pub truth_certificate_amount_gbp: Decimal,
+    #[schema(value_type = Object)]
+    pub capabilities: Value,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// The public metadata of an agent shown in lists: no free-form metadata, no certificate totals.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct AgentPublic {
+    pub id: Uuid,
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    pub agent_handle: String,
+    pub description: Option<String>,
+    pub status: AgentStatus,
+    pub score_trust: Decimal,
+    pub score_reputation: Decimal,
+    #[schema(value_type = Object)]
+    pub capabilities: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+}
+
+impl From<Agent> for AgentPublic {
+    fn from(a: Agent) -> Self {
+        AgentPublic {
+            id: a.id,
+            principal_id: a.principal_id,
+            agent_type: a.agent_type,
+            display_name: a.display_name,
+            agent_handle: a.agent_handle,
+            description: a.description,
+            status: a.status,
+            score_trust: a.score_trust,
+            score_reputation: a.score_reputation,
+            capabilities: a.capabilities,
+            created_at_tstamp_utc: a.created_at_tstamp_utc,
+        }
+    }
+}
+
+pub struct NewAgent {
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    pub agent_handle: String,
+    pub description: Option<String>,
+    pub status: AgentStatus,
+    pub score_trust: Decimal,
+    pub score_reputation: Decimal,
+    pub truth_certificate_amount_gbp: Decimal,
+    pub capabilities: Value,
+    pub metadata: Value,
+}
+
+const COLUMNS: &str = "id, principal_id, agent_type, display_name, agent_handle, description, status, score_trust, \
+    score_reputation, truth_certificate_amount_gbp, capabilities, metadata, created_at_tstamp_utc, updated_at_tstamp_utc";
+
+pub async fn insert(conn: &mut PgConnection, a: NewAgent) -> Result<Agent, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "INSERT INTO agents (id, principal_id, agent_type, display_name, agent_handle, description, status,
+             score_trust, score_reputation, truth_certificate_amount_gbp, capabilities, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(a.principal_id)
+    .bind(a.agent_type)
+    .bind(a.display_name)
+    .bind(a.agent_handle)
+    .bind(a.description)
+    .bind(a.status)
+    .bind(a.score_trust)
+    .bind(a.score_reputation)
+    .bind(a.truth_certificate_amount_gbp)
+    .bind(a.capabilities)
+    .bind(a.metadata)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = $1")).bind(id).fetch_optional(pool).await
+}
+
+pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = ANY($1)")).bind(ids).fetch_all(pool).await
+}
+
+pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM agents WHERE ($1::uuid IS NULL OR id < $1) ORDER BY id DESC LIMIT $2"
+    ))
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn list_by_principal(pool: &PgPool, principal_id: Uuid, params: &ListParams) -> Result<Vec<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM agents WHERE principal_id = $1 AND ($2::uuid IS NULL OR id < $2)
+         ORDER BY id DESC LIMIT $3"
+    ))
+    .bind(principal_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn set_status(pool: &PgPool, id: Uuid, status: AgentStatus) -> Result<Option<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!("UPDATE agents SET status = $2 WHERE id = $1 RETURNING {COLUMNS}"))
+        .bind(id)
+        .bind(status)
+        .fetch_optional(pool)
+        .await
+}
+
+pub async fn handle_exists(pool: &PgPool, handle: &str) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM agents WHERE agent_handle = $1)").bind(handle).fetch_one(pool).await
+}

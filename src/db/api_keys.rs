@@ -1,0 +1,108 @@
+//! agent_api_keys: hashed API keys. `expired` is derived from the expiry time at read time, so a
+//! key expires exactly on time without any background job.
+
+use crate::domain::{AgentStatus, ApiKeyStatus};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// API key metadata. The raw key is never part of it.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct ApiKey {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    /// The first characters of the raw key, to recognise it.
+    pub key_prefix: String,
+    pub status: ApiKeyStatus,
+    pub scopes: Vec<String>,
+    pub last_used_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// What authentication needs to know about a key and its agent, in one lookup.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Credential {
+    pub key_id: Uuid,
+    pub agent_id: Uuid,
+    pub principal_id: Option<Uuid>,
+    pub scopes: Vec<String>,
+    pub key_status: ApiKeyStatus,
+    pub agent_status: AgentStatus,
+    pub last_used_at_tstamp_utc: Option<DateTime<Utc>>,
+}
+
+const COLUMNS: &str = "id, agent_id, key_prefix, \
+    CASE WHEN status = 'active' AND expires_at_tstamp_utc <= now() THEN 'expired' ELSE status END AS status, \
+    scopes, last_used_at_tstamp_utc, expires_at_tstamp_utc, created_at_tstamp_utc, updated_at_tstamp_utc";
+
+const CREDENTIAL_QUERY: &str = "SELECT k.id AS key_id, k.agent_id, a.principal_id, k.scopes,
+        CASE WHEN k.status = 'active' AND k.expires_at_tstamp_utc <= now() THEN 'expired' ELSE k.status END
+            AS key_status,
+        a.status AS agent_status, k.last_used_at_tstamp_utc
+    FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id";
+
+pub struct NewApiKey<'a> {
+    pub agent_id: Uuid,
+    pub key_hash: &'a [u8],
+    pub key_prefix: &'a str,
+    pub scopes: Vec<String>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+pub async fn insert(conn: &mut PgConnection, k: NewApiKey<'_>) -> Result<ApiKey, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "INSERT INTO agent_api_keys (id, agent_id, key_hash, key_prefix, scopes, expires_at_tstamp_utc)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(k.agent_id)
+    .bind(k.key_hash)
+    .bind(k.key_prefix)
+    .bind(k.scopes)
+    .bind(k.expires_at)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn list_for_agent(pool: &PgPool, agent_id: Uuid) -> Result<Vec<ApiKey>, sqlx::Error> {
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC"))
+        .bind(agent_id)
+        .fetch_all(pool)
+        .await
+}
+
+/// Revokes the key when it belongs to `agent_id`; true when such a key exists (revoking twice is fine).
+pub async fn revoke(pool: &PgPool, agent_id: Uuid, key_id: Uuid) -> Result<bool, sqlx::Error> {
+    let row = sqlx::query(
+        "UPDATE agent_api_keys SET status = 'revoked', revoked_at_tstamp_utc = coalesce(revoked_at_tstamp_utc, now())
+         WHERE id = $1 AND agent_id = $2 RETURNING id",
+    )
+    .bind(key_id)
+    .bind(agent_id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.is_some())
+}
+
+pub async fn credential_by_hash(pool: &PgPool, hash: &[u8]) -> Result<Option<Credential>, sqlx::Error> {
+    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.key_hash = $1")).bind(hash).fetch_optional(pool).await
+}
+
+pub async fn credential_by_key_id(pool: &PgPool, key_id: Uuid) -> Result<Option<Credential>, sqlx::Error> {
+    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.id = $1")).bind(key_id).fetch_optional(pool).await
+}
+
+/// Records use without a write per request: the row changes at most once a minute per key.
+pub async fn touch_last_used(pool: &PgPool, key_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE agent_api_keys SET last_used_at_tstamp_utc = now()
+         WHERE id = $1 AND (last_used_at_tstamp_utc IS NULL OR last_used_at_tstamp_utc < now() - interval '1 minute')",
+    )
+    .bind(key_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! The embedded default database: a private PostgreSQL + PostGIS cluster in a data directory,
+//! reachable only through a Unix socket (no TCP port, so nothing can clash). Started on first use,
+//! reused when already running, stopped by whoever started it.
+//!
+//! initdb refuses to run as root, so as root every server command runs as the `postgres` OS user
+//! (via runuser), the directory is chowned to it, and any ancestor directory that user cannot
+//! traverse gets a traversal-only ACL entry for that user (never a wider permission).
+
+use anyhow::{Context, bail, ensure};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CLUSTER_PORT: u16 = 5433;
+const UNIX_SOCKET_PATH_LIMIT: usize = 100;
+const SERVICE_USER: &str = "postgres";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// PostgreSQL's defaults (fsync on): for `serve`.
+    Full,
+    /// fsync off: only for throw-away test clusters.
+    ThrowAway,
+}
+
+#[derive(Debug)]
+pub struct EmbeddedCluster {
+    pub data_dir: PathBuf,
+    pub socket_dir: PathBuf,
+    pub port: u16,
+    bindir: PathBuf,
+    run_as: Option<String>,
+    started_here: bool,
+}
+
+impl EmbeddedCluster {
+    /// Creates the cluster on first use, starts it unless it is already running.
+    pub fn ensure_running(data_dir: &Path, bindir: Option<&Path>, durability: Durability) -> anyhow::Result<Self> {
+        let bindir = match bindir {
+            Some(dir) => dir.to_path_buf(),
+            None => find_bindir()?,
+        };
+        ensure!(bindir.join("initdb").exists(), "no initdb in {}: run .ci/setup first", bindir.display());
+        std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+        let data_dir = data_dir.canonicalize()?;
+        let run_as = if nix::unistd::geteuid().is_root() { Some(SERVICE_USER.to_string()) } else { None };
+        let socket_dir = socket_dir_for(&data_dir)?;
+        let mut cluster =
+            EmbeddedCluster { data_dir, socket_dir, port: CLUSTER_PORT, bindir, run_as, started_here: false };
+        cluster.prepare_directories()?;
+        if !cluster.data_dir.join("PG_VERSION").exists() {
+            cluster.initdb()?;
+        }
+        if let Some((port, socket_dir)) = cluster.running_instance() {
+            cluster.port = port;
+            cluster.socket_dir = socket_dir;
+        } else {
+            cluster.start(durability)?;
+            cluster.started_here = true;
+        }
+        Ok(cluster)
+    }
+
+    pub fn started_here(&self) -> bool {
+        self.started_here
+    }
+
+    /// sqlx URL of a database in this cluster, over the Unix socket.
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://{SERVICE_USER}@localhost/{database}?host={}&port={}", self.socket_dir.display(), self.port)
+    }
+
+    pub fn stop(&self) -> anyhow::Result<()> {
+        let data_dir = self.data_dir.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &data_dir, "-m", "fast", "-w", "stop"])
+    }
+
+    fn prepare_directories(&self) -> anyhow::Result<()> {
+        let Some(user) = &self.run_as else { return Ok(()) };
+        let account = nix::unistd::User::from_name(user)?
+            .with_context(|| format!("the '{user}' OS user is missing: install the postgresql package"))?;
+        for dir in [&self.data_dir, &self.socket_dir] {
+            std::fs::create_dir_all(dir)?;
+            std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()))?;
+            set_mode(dir, 0o700)?;
+        }
+        for dir in [&self.data_dir, &self.socket_dir] {
+            grant_traversal(user, dir)?;
+        }
+        Ok(())
+    }
+
+    fn initdb(&self) -> anyhow::Result<()> {
+        let data_dir = self.data_dir.to_string_lossy().to_string();
+        self.run(
+            "initdb",
+            &["-D", &data_dir, "-U", SERVICE_USER, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"],
+        )
+        .context("initdb failed")
+    }
+
+    fn start(&self, durability: Durability) -> anyhow::Result<()> {
+        let mut options = format!("-p {} -k {} -c listen_addresses=''", self.port, self.socket_dir.display());
+        if durability == Durability::ThrowAway {
+            options.push_str(" -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=300");
+        }
+        let data_dir = self.data_dir.to_string_lossy().to_string();
+        let log = self.data_dir.join("server.log").to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &data_dir, "-l", &log, "-w", "-t", "60", "-o", &options, "start"])
+            .with_context(|| format!("starting PostgreSQL failed; see {log}"))
+    }
+
+    /// Port and socket directory of a server already running on this data directory, if any.
+    fn running_instance(&self) -> Option<(u16, PathBuf)> {
+        let data_dir = self.data_dir.to_string_lossy().to_string();
+        self.run("pg_ctl", &["-D", &data_dir, "status"]).ok()?;
+        let pid_file = std::fs::read_to_string(self.data_dir.join("postmaster.pid")).ok()?;
+        let lines: Vec<&str> = pid_file.lines().collect();
+        let port = lines.get(3)?.trim().parse().ok()?;
+        let socket_dir = PathBuf::from(lines.get(4)?.trim());
+        Some((port, socket_dir))
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> anyhow::Result<()> {
+        let binary = self.bindir.join(program);
+        let mut command = match &self.run_as {
+            Some(user) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", user, "--"]).arg(&binary);
+                c
+            }
+            None => Command::new(&binary),
+        };
+        let output = command.args(args).current_dir("/").output().with_context(|| format!("running {program}"))?;
+        if !output.status.success() {
+            bail!(
+                "{program} exited with {}: {}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout).trim(),
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The socket lives in the data directory unless that path would pass the Unix socket path limit;
+/// then in a short directory under /tmp named after the data directory.
+fn socket_dir_for(data_dir: &Path) -> anyhow::Result<PathBuf> {
+    let socket_file_len = data_dir.as_os_str().len() + "/.s.PGSQL.5433".len();
+    if socket_file_len <= UNIX_SOCKET_PATH_LIMIT {
+        return Ok(data_dir.to_path_buf());
+    }
+    let digest = crate::auth::api_key::hash(&data_dir.to_string_lossy());
+    let short: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(PathBuf::from(format!("/tmp/strs-{short}")))
+}
+
+fn find_bindir() -> anyhow::Result<PathBuf> {
+    if let Ok(output) = Command::new("pg_config").arg("--bindir").output() {
+        let dir = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
+        if output.status.success() && dir.join("initdb").exists() {
+            return Ok(dir);
+        }
+    }
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|entries| entries.flatten().map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect())
+        .unwrap_or_default();
+    candidates.sort_by_key(|p| p.parent().and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok()));
+    candidates.pop().context("PostgreSQL server binaries not found: run .ci/setup (or set STRS_PG_BINDIR)")
+}
+
+fn set_mode(dir: &Path, mode: u32) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))?;
+    Ok(())
+}
+
+/// Makes every ancestor of `dir` traversable by `user`, adding `u:<user>:x` ACL entries only where
+/// needed (a clone under /root, or in a mode-700 temporary directory, is the common case).
+fn grant_traversal(user: &str, dir: &Path) -> anyhow::Result<()> {
+    let can_enter = |path: &Path| {
+        Command::new("runuser")
+            .args(["-u", user, "--", "test", "-x"])
+            .arg(path)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if can_enter(dir) {
+        return Ok(());
+    }
+    for ancestor in dir.ancestors().collect::<Vec<_>>().into_iter().rev() {
+        if can_enter(ancestor) {
+            continue;
+        }
+        tracing::warn!(path = %ancestor.display(), user, "granting traversal (x) ACL so the cluster can be reached");
+        let status = Command::new("setfacl")
+            .args(["-m", &format!("u:{user}:x")])
+            .arg(ancestor)
+            .status()
+            .context("setfacl is missing: run .ci/setup (installs the acl package)")?;
+        ensure!(status.success(), "setfacl on {} failed", ancestor.display());
+    }
+    Ok(())
+}

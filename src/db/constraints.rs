@@ -1,0 +1,84 @@
+//! Database errors → AppError, by SQLSTATE and constraint name. Constraint names follow
+//! `<table>_<cols>_<kind>` (see migrations/), so the offending field is read from the name.
+
+use crate::error::{AppError, FieldError};
+
+/// Longest first, so `transaction_terms_signatures` wins over `transaction_terms`.
+const TABLES: &[&str] = &[
+    "space_time_entry_attachments",
+    "transaction_terms_signatures",
+    "committed_trust_certificates",
+    "canonical_link_contributions",
+    "space_time_entries",
+    "transformer_runs",
+    "transaction_terms",
+    "agent_api_keys",
+    "principals",
+    "messages",
+    "entities",
+    "listings",
+    "requests",
+    "signals",
+    "agents",
+    "notes",
+];
+
+pub const IDEMPOTENCY_CONSTRAINT: &str = "space_time_entries_agent_id_idempotency_key_key";
+
+/// Splits `agents_agent_handle_key` into (`agent_handle`, `key`).
+pub fn field_of_constraint(constraint: &str) -> (String, &'static str) {
+    let rest = TABLES
+        .iter()
+        .find_map(|t| constraint.strip_prefix(t).and_then(|r| r.strip_prefix('_')))
+        .unwrap_or(constraint);
+    for (suffix, kind) in [("_fkey", "fkey"), ("_key", "key"), ("_check", "check")] {
+        if let Some(field) = rest.strip_suffix(suffix) {
+            return (field.to_string(), kind);
+        }
+    }
+    (rest.to_string(), "check")
+}
+
+pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
+    match &err {
+        sqlx::Error::Database(db) => {
+            let sqlstate = db.code().map(|c| c.to_string()).unwrap_or_default();
+            let constraint = db.constraint().unwrap_or_default().to_string();
+            if sqlstate == "23505" && constraint == IDEMPOTENCY_CONSTRAINT {
+                return AppError::Conflict { message: "idempotency_key already exists".into(), existing_id: None };
+            }
+            let (field, kind) = field_of_constraint(&constraint);
+            let (msg, kind) = match (sqlstate.as_str(), kind) {
+                ("23505", _) => ("already exists".to_string(), "unique_violation"),
+                ("23503", _) => ("references a record that does not exist".to_string(), "foreign_key_violation"),
+                ("23514", _) => ("violates a constraint of this field".to_string(), "constraint_violation"),
+                ("23502", _) => ("must not be null".to_string(), "missing"),
+                (s, _) if s.starts_with("22") => (format!("invalid value: {}", db.message()), "value_error"),
+                _ => {
+                    tracing::error!(sqlstate, constraint, "unexpected database error");
+                    return AppError::Internal(err.into());
+                }
+            };
+            let loc = if field.is_empty() { vec!["body".to_string()] } else { vec!["body".to_string(), field] };
+            AppError::Validation(vec![FieldError::new(loc, msg, kind)])
+        }
+        sqlx::Error::PoolTimedOut => AppError::NotReady("database unavailable".into()),
+        _ => AppError::Internal(err.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constraint_names_give_their_field() {
+        assert_eq!(field_of_constraint("agents_agent_handle_key"), ("agent_handle".into(), "key"));
+        assert_eq!(field_of_constraint("agents_principal_id_fkey"), ("principal_id".into(), "fkey"));
+        assert_eq!(
+            field_of_constraint("transaction_terms_signatures_signature_check"),
+            ("signature".into(), "check")
+        );
+        assert_eq!(field_of_constraint("entities_score_signal_check"), ("score_signal".into(), "check"));
+    }
+}

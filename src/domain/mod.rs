@@ -1,0 +1,11 @@
+//! Types of the specification that carry their own rules: enums, decimals, coordinates, paging.
+pub mod decimal;
+pub mod enums;
+pub mod handle;
+pub mod paging;
+pub mod validation;
+
+pub use decimal::DecimalInput;
+pub use enums::*;
+pub use paging::{ListParams, Page};
+pub use validation::Violations;

@@ -1,0 +1,64 @@
+//! POST /graphql (queries and mutations) and GET /graphql (queries only). The body goes through the
+//! same size limit, media-type check and authentication as every REST route.
+
+use super::AppSchema;
+use super::loaders::{AgentLoader, PrincipalLoader};
+use crate::error::AppError;
+use crate::rest::extract::{context, parse_json, read_body, require_json};
+use crate::state::AppState;
+use async_graphql::dataloader::DataLoader;
+use async_graphql::parser::types::OperationType;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+
+/// Body: `{"query": "...", "variables": {...}, "operationName": "..."}`.
+#[utoipa::path(post, path = "/graphql", tag = "graphql",
+    request_body(content = Object, description = "A GraphQL request"),
+    responses((status = 200, description = "A GraphQL response (errors carry extensions.code)", body = Object),
+              (status = 401, body = crate::rest::ErrorBody), (status = 413, body = crate::rest::ErrorBody),
+              (status = 415, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
+pub async fn graphql_post(
+    State(state): State<AppState>,
+    Extension(schema): Extension<AppSchema>,
+    req: Request,
+) -> Result<Response, AppError> {
+    let (parts, body) = req.into_parts();
+    let ctx = context(&parts, &state).await?;
+    let (headers, bytes) = read_body(Request::from_parts(parts, body), &state).await?;
+    require_json(&headers)?;
+    let request: async_graphql::Request = parse_json(&bytes)?;
+    Ok(execute(&state, &schema, request, ctx).await)
+}
+
+#[utoipa::path(get, path = "/graphql", tag = "graphql",
+    params(("query" = String, Query, description = "GraphQL query document (queries only)"),
+           ("variables" = Option<String>, Query, description = "JSON-encoded variables"),
+           ("operationName" = Option<String>, Query)),
+    responses((status = 200, description = "A GraphQL response", body = Object),
+              (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
+pub async fn graphql_get(
+    State(state): State<AppState>,
+    Extension(schema): Extension<AppSchema>,
+    req: Request,
+) -> Result<Response, AppError> {
+    let (parts, _) = req.into_parts();
+    let ctx = context(&parts, &state).await?;
+    let request = async_graphql::http::parse_query_string(parts.uri.query().unwrap_or(""))
+        .map_err(|e| AppError::invalid(&["query"], format!("invalid GraphQL GET request: {e}"), "value_error"))?;
+    let is_mutation = async_graphql::parser::parse_query(&request.query)
+        .map(|doc| doc.operations.iter().any(|(_, op)| op.node.ty == OperationType::Mutation))
+        .unwrap_or(false);
+    if is_mutation {
+        return Err(AppError::invalid(&["query", "query"], "mutations are only accepted over POST", "method_not_allowed"));
+    }
+    Ok(execute(&state, &schema, request, ctx).await)
+}
+
+async fn execute(state: &AppState, schema: &AppSchema, request: async_graphql::Request, ctx: crate::ctx::Ctx) -> Response {
+    let request = request
+        .data(ctx)
+        .data(DataLoader::new(PrincipalLoader(state.clone()), tokio::spawn))
+        .data(DataLoader::new(AgentLoader(state.clone()), tokio::spawn));
+    Json(schema.execute(request).await).into_response()
+}

@@ -1,0 +1,56 @@
+//! The GraphQL schema: a navigable graph over the same service functions the REST routes call.
+
+mod agents;
+mod enums;
+mod errors;
+pub mod handler;
+mod loaders;
+mod paging;
+mod principals;
+
+use crate::ctx::Ctx;
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use async_graphql::{Context, EmptySubscription, MergedObject, Schema};
+
+pub use agents::AgentNode;
+
+#[derive(MergedObject, Default)]
+pub struct Query(principals::PrincipalQuery, agents::AgentQuery);
+
+#[derive(MergedObject, Default)]
+pub struct Mutation(principals::PrincipalMutation, agents::AgentMutation);
+
+pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
+
+/// Depth and complexity limits keep one query from walking the whole graph.
+const MAX_DEPTH: usize = 12;
+const MAX_COMPLEXITY: usize = 5_000;
+
+pub fn build_schema(state: Option<AppState>) -> AppSchema {
+    let mut builder = Schema::build(Query::default(), Mutation::default(), EmptySubscription)
+        .limit_depth(MAX_DEPTH)
+        .limit_complexity(MAX_COMPLEXITY);
+    if let Some(state) = state {
+        builder = builder.data(state);
+    }
+    builder.finish()
+}
+
+/// The SDL committed as `schema.graphql` (a test fails when the file is stale).
+pub fn sdl() -> String {
+    build_schema(None).sdl()
+}
+
+pub(crate) fn ctx_parts<'a>(ctx: &Context<'a>) -> (&'a AppState, &'a Ctx) {
+    (ctx.data_unchecked::<AppState>(), ctx.data_unchecked::<Ctx>())
+}
+
+/// GraphQL answers `null` for a missing record where REST answers 404.
+pub(crate) fn found<T>(result: AppResult<T>) -> AppResult<Option<T>> {
+    match result {
+        Ok(value) => Ok(Some(value)),
+        Err(AppError::NotFound(_)) => Ok(None),
+        Err(other) => Err(other),
+    }
+}

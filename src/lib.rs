@@ -1,0 +1,25 @@
+//! Space-Time Records Service. The code tour, one line per module:
+//!
+//! - `config`   environment variables → `Config` (fails fast on bad values)
+//! - `state`    `AppState`: pool, config, signing keys (no mutable per-process state)
+//! - `error`    `AppError`: the one error type → HTTP status, body and GraphQL code
+//! - `ctx`      `Ctx`: who is calling, passed explicitly to every service call
+//! - `domain`   enums of the spec, decimals, handles, paging, validation
+//! - `auth`     API key format and hashing, access tokens (no I/O)
+//! - `db`       all SQL, one file per table group; the embedded PostGIS cluster
+//! - `services` every operation once; REST and GraphQL are adapters over these
+//! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
+//! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
+//! - `app`      router, state construction, serve with graceful shutdown
+
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod ctx;
+pub mod db;
+pub mod domain;
+pub mod error;
+pub mod graphql;
+pub mod rest;
+pub mod services;
+pub mod state;

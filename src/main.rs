@@ -1,0 +1,104 @@
+//! The command line: serve (default), migrate, export-schema, export-openapi, admin.
+
+use clap::{Parser, Subcommand};
+use spacetime_records::config::Config;
+use spacetime_records::domain::AgentStatus;
+use spacetime_records::{app, graphql, services};
+use std::path::PathBuf;
+use uuid::Uuid;
+
+#[derive(Parser)]
+#[command(name = "spacetime-records", version, about = "Space-Time Records Service")]
+struct Cli {
+    #[command(flatten)]
+    config: Config,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP server (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Write the GraphQL SDL (default: schema.graphql).
+    ExportSchema {
+        #[arg(long, default_value = "schema.graphql")]
+        out: PathBuf,
+    },
+    /// Print the OpenAPI document.
+    ExportOpenapi,
+    /// Operator tasks.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Subcommand)]
+enum Admin {
+    /// Create an operator agent with an `admin`-scoped API key; prints the key once.
+    CreateKey {
+        #[arg(long, default_value = "Operator")]
+        display_name: String,
+    },
+    /// Set an agent's status (active, paused, disabled). Disabled agents' keys stop working at once.
+    SetAgentStatus {
+        #[arg(long)]
+        agent_id: Uuid,
+        #[arg(long)]
+        status: String,
+    },
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => app::serve(cli.config).await,
+        Command::ExportSchema { out } => {
+            std::fs::write(&out, graphql::sdl())?;
+            println!("wrote {}", out.display());
+            Ok(())
+        }
+        Command::ExportOpenapi => {
+            println!("{}", app::openapi().to_pretty_json()?);
+            Ok(())
+        }
+        Command::Migrate => {
+            let (url, _cluster) = app::database_url(&cli.config).await?;
+            app::build_state(cli.config, &url).await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Admin(admin) => {
+            let (url, _cluster) = app::database_url(&cli.config).await?;
+            let state = app::build_state(cli.config, &url).await?;
+            run_admin(&state, admin).await
+        }
+    }
+}
+
+async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> anyhow::Result<()> {
+    match admin {
+        Admin::CreateKey { display_name } => {
+            let created = services::api_keys::issue_operator_key(state, &display_name).await.map_err(into_anyhow)?;
+            println!("agent_id: {}", created.agent.id);
+            println!("api_key (shown once, store it now): {}", created.api_key);
+        }
+        Admin::SetAgentStatus { agent_id, status } => {
+            let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;
+            let agent = services::agents::set_status(state, agent_id, status).await.map_err(into_anyhow)?;
+            println!("agent {} is now {}", agent.id, agent.status);
+        }
+    }
+    Ok(())
+}
+
+fn into_anyhow(err: spacetime_records::error::AppError) -> anyhow::Error {
+    anyhow::anyhow!("{} ({})", err.public_message(), err.code())
+}

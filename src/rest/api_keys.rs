@@ -1,0 +1,43 @@
+//! /api/v1/agents/me/api-keys
+
+use super::Created;
+use super::extract::{Auth, OptionalJson, UuidPath};
+use crate::db::api_keys::ApiKey;
+use crate::error::AppError;
+use crate::services::api_keys::{self, ApiKeyCreate, ApiKeyCreated};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+
+#[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
+    responses((status = 200, description = "Key metadata; never the raw key", body = Vec<ApiKey>),
+              (status = 401, body = super::ErrorBody)))]
+pub async fn list_keys(State(state): State<AppState>, Auth(ctx): Auth) -> Result<Json<Vec<ApiKey>>, AppError> {
+    api_keys::list_mine(&state, &ctx).await.map(Json)
+}
+
+#[utoipa::path(post, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
+    request_body(content = ApiKeyCreate, description = "Optional; an empty body means the defaults"),
+    responses((status = 201, body = ApiKeyCreated), (status = 401, body = super::ErrorBody),
+              (status = 403, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
+pub async fn create_key(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    OptionalJson(body): OptionalJson<ApiKeyCreate>,
+) -> Result<Created<ApiKeyCreated>, AppError> {
+    api_keys::create_mine(&state, &ctx, body, &["body"]).await.map(Created)
+}
+
+#[utoipa::path(delete, path = "/api/v1/agents/me/api-keys/{key_id}", tag = "agents", security(("bearer" = [])),
+    params(("key_id" = uuid::Uuid, Path)),
+    responses((status = 204, description = "Revoked; the key stops working on the next request"),
+              (status = 401, body = super::ErrorBody),
+              (status = 404, description = "No such key of the caller's", body = super::ErrorBody)))]
+pub async fn revoke_key(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPath(key_id): UuidPath,
+) -> Result<StatusCode, AppError> {
+    api_keys::revoke_mine(&state, &ctx, key_id).await.map(|()| StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,45 @@
+//! AppError → HTTP response. Status, code and body all come from `AppError` itself.
+
+use crate::error::AppError;
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        if let AppError::Internal(err) = &self {
+            // The request span carries the request id; the client only sees a generic message.
+            tracing::error!(error = format!("{err:#}"), "internal error");
+        }
+        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (status, Json(self.body())).into_response();
+        let headers = response.headers_mut();
+        match &self {
+            AppError::Unauthorized => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            AppError::RateLimited { retry_after_secs } => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+/// Body of every non-422 error.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ErrorBody {
+    /// Human-readable message.
+    detail: String,
+    /// Stable machine-readable code, also used as GraphQL `extensions.code`.
+    code: String,
+}
+
+/// Body of a 422: every problem of the request at once.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct ValidationErrorBody {
+    detail: Vec<crate::error::FieldError>,
+}

@@ -1,0 +1,21 @@
+//! /health and /ready
+
+use crate::error::AppError;
+use crate::services::health;
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use std::collections::BTreeMap;
+
+#[utoipa::path(get, path = "/health", tag = "status",
+    responses((status = 200, description = "The process is up", body = BTreeMap<String, String>)))]
+pub async fn get_health() -> Json<BTreeMap<String, String>> {
+    Json(health::health())
+}
+
+#[utoipa::path(get, path = "/ready", tag = "status",
+    responses((status = 200, description = "Database reachable, migrations applied", body = BTreeMap<String, String>),
+              (status = 503, description = "Not ready", body = super::ErrorBody)))]
+pub async fn get_ready(State(state): State<AppState>) -> Result<Json<BTreeMap<String, String>>, AppError> {
+    health::ready(&state).await.map(Json)
+}

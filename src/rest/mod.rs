@@ -1,0 +1,84 @@
+//! REST adapters for /api/v1 and the status routes, and the OpenAPI document generated from them.
+
+mod agents;
+mod api_keys;
+mod error_response;
+pub mod extract;
+mod health;
+mod principals;
+
+use crate::domain::ListParams;
+use crate::error::AppError;
+use crate::state::AppState;
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+pub use error_response::{ErrorBody, ValidationErrorBody};
+use serde::{Deserialize, Serialize};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub const API_VERSION: &str = "0.1.0";
+
+/// A 201 with a JSON body.
+pub struct Created<T>(pub T);
+
+impl<T: Serialize> IntoResponse for Created<T> {
+    fn into_response(self) -> Response {
+        (StatusCode::CREATED, Json(self.0)).into_response()
+    }
+}
+
+/// `limit`: 1 to 500, default 100.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LimitQuery {
+    /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+}
+
+impl LimitQuery {
+    pub fn params(&self) -> Result<ListParams, AppError> {
+        ListParams::new(self.limit, None, &["query", "limit"])
+    }
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Space-Time Records Service", version = "0.1.0",
+         description = "Public, sourced records tied to place, time and intent. GraphQL at /graphql."),
+    modifiers(&BearerScheme),
+    components(schemas(ErrorBody, ValidationErrorBody, crate::error::FieldError)),
+)]
+struct ApiDoc;
+
+struct BearerScheme;
+
+impl Modify for BearerScheme {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("API key or JWT").build()),
+        );
+    }
+}
+
+/// Every REST route, with its OpenAPI description collected from the handlers themselves.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(health::get_health))
+        .routes(routes!(health::get_ready))
+        .routes(routes!(principals::create_principal, principals::list_principals))
+        .routes(routes!(principals::get_principal))
+        .routes(routes!(agents::create_agent, agents::list_agents))
+        .routes(routes!(agents::register_agent))
+        .routes(routes!(agents::get_me))
+        .routes(routes!(agents::create_token))
+        .routes(routes!(api_keys::list_keys, api_keys::create_key))
+        .routes(routes!(api_keys::revoke_key))
+        .routes(routes!(agents::get_agent))
+}

@@ -1,0 +1,137 @@
+//! Agents: create (without a key), register (with a key), read, list, me, and operator status changes.
+
+use super::api_keys::{self, ApiKeyCreated};
+use crate::ctx::Ctx;
+use crate::db::agents::{self as db, Agent, AgentPublic, NewAgent};
+use crate::domain::decimal::DecimalInput;
+use crate::domain::handle::{generate_handle, is_valid_handle};
+use crate::domain::validation::is_unit_interval;
+use crate::domain::{AgentStatus, AgentType, ListParams, Page, Violations, scopes};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+/// Body of POST /api/v1/agents and POST /api/v1/agents/register (`AgentRegistrationCreate`).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentCreate {
+    #[serde(default)]
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    /// `^[a-z][a-z0-9_]{2,31}$`; generated from display_name when absent.
+    #[serde(default)]
+    pub agent_handle: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub status: Option<AgentStatus>,
+    #[serde(default)]
+    pub score_trust: Option<DecimalInput>,
+    #[serde(default)]
+    pub score_reputation: Option<DecimalInput>,
+    #[serde(default)]
+    pub truth_certificate_amount_gbp: Option<DecimalInput>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub capabilities: Option<Map<String, Value>>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Map<String, Value>>,
+}
+
+/// Response of POST /api/v1/agents/register: the raw key appears here once and never again.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AgentRegistration {
+    pub agent: Agent,
+    /// The raw bearer key. Store it now: it cannot be shown again.
+    pub api_key: String,
+    pub key: crate::db::api_keys::ApiKey,
+}
+
+fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
+    let mut v = Violations::at(loc);
+    v.check_len(Some(&input.display_name), "display_name", 1, 200);
+    v.check_len(input.description.as_deref(), "description", 0, 4000);
+    if let Some(handle) = &input.agent_handle {
+        v.check(is_valid_handle(handle), "agent_handle", "must match ^[a-z][a-z0-9_]{2,31}$", "string_pattern_mismatch");
+    }
+    for (field, value) in [("score_trust", input.score_trust), ("score_reputation", input.score_reputation)] {
+        if let Some(d) = value {
+            v.check(is_unit_interval(&d.0), field, "must be between 0 and 1", "range");
+        }
+    }
+    if let Some(amount) = input.truth_certificate_amount_gbp {
+        v.check(amount.0 >= Decimal::ZERO, "truth_certificate_amount_gbp", "must not be negative", "range");
+    }
+    v.into_result()?;
+    let half = Decimal::new(5, 1);
+    Ok(NewAgent {
+        principal_id: input.principal_id,
+        agent_type: input.agent_type,
+        agent_handle: input.agent_handle.unwrap_or_else(|| generate_handle(&input.display_name)),
+        display_name: input.display_name.trim().to_string(),
+        description: input.description,
+        status: input.status.unwrap_or(AgentStatus::Active),
+        score_trust: input.score_trust.map_or(half, |d| d.0),
+        score_reputation: input.score_reputation.map_or(half, |d| d.0),
+        truth_certificate_amount_gbp: input.truth_certificate_amount_gbp.map_or(Decimal::ZERO, |d| d.0),
+        capabilities: Value::Object(input.capabilities.unwrap_or_default()),
+        metadata: Value::Object(input.metadata.unwrap_or_default()),
+    })
+}
+
+pub async fn create(state: &AppState, _ctx: &Ctx, input: AgentCreate, loc: &[&str]) -> AppResult<Agent> {
+    let agent = validated(input, loc)?;
+    let mut conn = state.pool.acquire().await?;
+    Ok(db::insert(&mut conn, agent).await.map_err(|e| AppError::from(e).under(loc))?)
+}
+
+/// Creates the agent and its first key in one transaction: no agent without a usable key.
+pub async fn register(state: &AppState, _ctx: &Ctx, input: AgentCreate, loc: &[&str]) -> AppResult<AgentRegistration> {
+    let agent = validated(input, loc)?;
+    let mut tx = state.pool.begin().await?;
+    let agent = db::insert(&mut tx, agent).await.map_err(|e| AppError::from(e).under(loc))?;
+    let ApiKeyCreated { api_key, key } =
+        api_keys::insert_key(&mut tx, agent.id, scopes::default_scopes(), None).await?;
+    tx.commit().await?;
+    Ok(AgentRegistration { agent, api_key, key })
+}
+
+pub async fn get(state: &AppState, id: Uuid) -> AppResult<Agent> {
+    db::get(&state.pool, id).await?.ok_or(AppError::NotFound("agent"))
+}
+
+pub async fn me(state: &AppState, ctx: &Ctx) -> AppResult<Agent> {
+    let actor = ctx.require_actor()?;
+    get(state, actor.agent_id).await
+}
+
+/// Agents, newest first, as the GraphQL graph navigates them (every field is public via GET by id).
+pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>> {
+    Ok(Page::from_rows(db::list(&state.pool, &params).await?, &params))
+}
+
+/// The REST list: public metadata only (no free-form metadata, no certificate totals).
+pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Vec<AgentPublic>> {
+    Ok(list(state, params).await?.items.into_iter().map(AgentPublic::from).collect())
+}
+
+pub async fn list_by_principal(state: &AppState, principal_id: Uuid, params: ListParams) -> AppResult<Page<Agent>> {
+    Ok(Page::from_rows(db::list_by_principal(&state.pool, principal_id, &params).await?, &params))
+}
+
+/// Operator action (CLI `admin set-agent-status`): a disabled agent's keys and tokens stop working
+/// on the very next request, because every authentication reads the agent's current status.
+pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppResult<Agent> {
+    db::set_status(&state.pool, id, status).await?.ok_or(AppError::NotFound("agent"))
+}
+
+
+/// Batch read for loaders: one query for many ids.
+pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Agent>> {
+    Ok(db::get_many(&state.pool, ids).await?)
+}

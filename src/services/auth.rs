@@ -1,0 +1,43 @@
+//! Authentication: a bearer credential (API key or access token) → the acting agent.
+//! Every failure is the same `Unauthorized`, so a caller learns nothing about which check failed.
+
+use crate::auth::{api_key, jwt};
+use crate::ctx::Actor;
+use crate::db::api_keys::{self as db, Credential};
+use crate::domain::{AgentStatus, ApiKeyStatus};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use chrono::{Duration, Utc};
+
+pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor> {
+    if jwt::looks_like_jwt(credential) {
+        let claims = state.jwt.verify(credential).ok_or(AppError::Unauthorized)?;
+        let found = db::credential_by_key_id(&state.pool, claims.kid).await?;
+        let credential = usable(found).filter(|c| c.agent_id == claims.sub).ok_or(AppError::Unauthorized)?;
+        return Ok(Actor {
+            agent_id: credential.agent_id,
+            key_id: credential.key_id,
+            principal_id: credential.principal_id,
+            scopes: claims.scopes,
+        });
+    }
+    if !api_key::is_well_formed(credential) {
+        return Err(AppError::Unauthorized);
+    }
+    let found = db::credential_by_hash(&state.pool, &api_key::hash(credential)).await?;
+    let credential = usable(found).ok_or(AppError::Unauthorized)?;
+    let stale = credential.last_used_at_tstamp_utc.is_none_or(|t| t < Utc::now() - Duration::minutes(1));
+    if stale {
+        db::touch_last_used(&state.pool, credential.key_id).await?;
+    }
+    Ok(Actor {
+        agent_id: credential.agent_id,
+        key_id: credential.key_id,
+        principal_id: credential.principal_id,
+        scopes: credential.scopes,
+    })
+}
+
+fn usable(found: Option<Credential>) -> Option<Credential> {
+    found.filter(|c| c.key_status == ApiKeyStatus::Active && c.agent_status != AgentStatus::Disabled)
+}

@@ -1,0 +1,9 @@
+//! Every operation of the service, once. REST handlers and GraphQL resolvers are thin adapters
+//! over these functions, so the two transports cannot disagree.
+pub mod agents;
+pub mod api_keys;
+pub mod auth;
+pub mod health;
+pub mod principals;
+pub mod tokens;
+mod validate;
