@@ -41,14 +41,20 @@ pub async fn database_url(config: &Config) -> anyhow::Result<(String, Option<Emb
 
 pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> {
     config.validate()?;
-    let pool = db::connect(url, config.db_max_connections).await.context("connecting to the database")?;
+    let pool = db::connect(url, config.db_max_connections)
+        .await
+        .context("connecting to the database")?;
     db::migrate(&pool).await.context("running migrations")?;
     let secret = match &config.jwt_secret {
         Some(secret) => secret.as_bytes().to_vec(),
         None => load_or_create_secret(&config.data_dir)?,
     };
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
-    Ok(AppState { pool, config: Arc::new(config), jwt })
+    Ok(AppState {
+        pool,
+        config: Arc::new(config),
+        jwt,
+    })
 }
 
 /// The signing secret is generated once and kept (mode 0600) in the data directory.
@@ -61,7 +67,12 @@ fn load_or_create_secret(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
     let mut secret = [0u8; 32];
     rand::rng().fill_bytes(&mut secret);
     let encoded: String = secret.iter().map(|b| format!("{b:02x}")).collect();
-    match std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path) {
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path)
+    {
         Ok(mut file) => {
             file.write_all(encoded.as_bytes())?;
             file.sync_all()?;
@@ -70,7 +81,11 @@ fn load_or_create_secret(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
         Err(e) => return Err(e).with_context(|| format!("creating {}", path.display())),
     }
     let stored = std::fs::read_to_string(&path)?;
-    anyhow::ensure!(stored.trim().len() >= 32, "{} is too short; delete it to regenerate", path.display());
+    anyhow::ensure!(
+        stored.trim().len() >= 32,
+        "{} is too short; delete it to regenerate",
+        path.display()
+    );
     Ok(stored.trim().as_bytes().to_vec())
 }
 
@@ -80,7 +95,10 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
-    rest::router().routes(routes!(graphql::handler::graphql_get, graphql::handler::graphql_post))
+    rest::router().routes(routes!(
+        graphql::handler::graphql_get,
+        graphql::handler::graphql_post
+    ))
 }
 
 pub fn build_router(state: AppState) -> Router {
@@ -112,9 +130,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let bind = config.bind;
     let state = build_state(config, &url).await?;
     let pool = state.pool.clone();
-    let listener = tokio::net::TcpListener::bind(bind).await.with_context(|| format!("binding {bind}"))?;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .with_context(|| format!("binding {bind}"))?;
     tracing::info!(address = %listener.local_addr()?, embedded_database = cluster.is_some(), "listening");
-    axum::serve(listener, build_router(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, build_router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
     pool.close().await;
     if let Some(cluster) = cluster.filter(|c| c.started_here()) {
         tracing::info!("stopping the embedded PostgreSQL cluster");

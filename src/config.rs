@@ -63,10 +63,19 @@ impl Config {
 
     pub fn validate(&self) -> anyhow::Result<()> {
         if let Some(secret) = &self.jwt_secret {
-            anyhow::ensure!(secret.len() >= 32, "STRS_JWT_SECRET must be at least 32 bytes long");
+            anyhow::ensure!(
+                secret.len() >= 32,
+                "STRS_JWT_SECRET must be at least 32 bytes long"
+            );
         }
-        anyhow::ensure!(self.max_body_bytes >= 1024, "STRS_MAX_BODY_BYTES must be at least 1024");
-        anyhow::ensure!(self.db_max_connections >= 1, "STRS_DB_MAX_CONNECTIONS must be at least 1");
+        anyhow::ensure!(
+            self.max_body_bytes >= 1024,
+            "STRS_MAX_BODY_BYTES must be at least 1024"
+        );
+        anyhow::ensure!(
+            self.db_max_connections >= 1,
+            "STRS_DB_MAX_CONNECTIONS must be at least 1"
+        );
         anyhow::ensure!(
             (60..=86_400).contains(&self.access_token_ttl_secs),
             "STRS_ACCESS_TOKEN_TTL_SECS must be between 60 and 86400"

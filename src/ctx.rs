@@ -31,7 +31,9 @@ impl Ctx {
         if actor.scopes.iter().any(|s| s == scope) {
             Ok(actor)
         } else {
-            Err(AppError::Forbidden(format!("this operation needs an API key with the '{scope}' scope")))
+            Err(AppError::Forbidden(format!(
+                "this operation needs an API key with the '{scope}' scope"
+            )))
         }
     }
 }

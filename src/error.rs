@@ -43,8 +43,16 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn new<L: Into<LocPart>>(loc: impl IntoIterator<Item = L>, msg: impl Into<String>, kind: &str) -> Self {
-        FieldError { loc: loc.into_iter().map(Into::into).collect(), msg: msg.into(), kind: kind.to_string() }
+    pub fn new<L: Into<LocPart>>(
+        loc: impl IntoIterator<Item = L>,
+        msg: impl Into<String>,
+        kind: &str,
+    ) -> Self {
+        FieldError {
+            loc: loc.into_iter().map(Into::into).collect(),
+            msg: msg.into(),
+            kind: kind.to_string(),
+        }
     }
 }
 
@@ -56,10 +64,17 @@ pub enum AppError {
     Unauthorized,
     Forbidden(String),
     NotFound(&'static str),
-    Conflict { message: String, existing_id: Option<Uuid> },
-    PayloadTooLarge { limit_bytes: usize },
+    Conflict {
+        message: String,
+        existing_id: Option<Uuid>,
+    },
+    PayloadTooLarge {
+        limit_bytes: usize,
+    },
     UnsupportedMediaType(String),
-    RateLimited { retry_after_secs: u64 },
+    RateLimited {
+        retry_after_secs: u64,
+    },
     NotReady(String),
     Internal(anyhow::Error),
 }
@@ -132,11 +147,17 @@ impl AppError {
     /// The public message: internal errors never leak their cause.
     pub fn public_message(&self) -> String {
         match self {
-            AppError::Validation(items) => {
-                items.iter().map(|i| i.msg.as_str()).collect::<Vec<_>>().join("; ")
+            AppError::Validation(items) => items
+                .iter()
+                .map(|i| i.msg.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+            AppError::Unauthorized => {
+                "missing, invalid, revoked or expired credentials".to_string()
             }
-            AppError::Unauthorized => "missing, invalid, revoked or expired credentials".to_string(),
-            AppError::Forbidden(msg) | AppError::UnsupportedMediaType(msg) | AppError::NotReady(msg) => msg.clone(),
+            AppError::Forbidden(msg)
+            | AppError::UnsupportedMediaType(msg)
+            | AppError::NotReady(msg) => msg.clone(),
             AppError::NotFound(what) => format!("{what} not found"),
             AppError::Conflict { message, .. } => message.clone(),
             AppError::PayloadTooLarge { limit_bytes } => {
@@ -153,7 +174,10 @@ impl AppError {
     pub fn body(&self) -> Value {
         match self {
             AppError::Validation(items) => json!({ "detail": items }),
-            AppError::Conflict { existing_id: Some(id), .. } => {
+            AppError::Conflict {
+                existing_id: Some(id),
+                ..
+            } => {
                 json!({ "detail": self.public_message(), "code": self.code(), "existing_id": id })
             }
             _ => json!({ "detail": self.public_message(), "code": self.code() }),

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use uuid::Uuid;
 
 #[derive(Parser)]
-#[command(name = "spacetime-records", version, about = "Space-Time Records Service")]
+#[command(
+    name = "spacetime-records",
+    version,
+    about = "Space-Time Records Service"
+)]
 struct Cli {
     #[command(flatten)]
     config: Config,
@@ -54,7 +58,8 @@ enum Admin {
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
         )
         .init();
     let cli = Cli::parse();
@@ -86,13 +91,17 @@ async fn main() -> anyhow::Result<()> {
 async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> anyhow::Result<()> {
     match admin {
         Admin::CreateKey { display_name } => {
-            let created = services::api_keys::issue_operator_key(state, &display_name).await.map_err(into_anyhow)?;
+            let created = services::api_keys::issue_operator_key(state, &display_name)
+                .await
+                .map_err(into_anyhow)?;
             println!("agent_id: {}", created.agent.id);
             println!("api_key (shown once, store it now): {}", created.api_key);
         }
         Admin::SetAgentStatus { agent_id, status } => {
             let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;
-            let agent = services::agents::set_status(state, agent_id, status).await.map_err(into_anyhow)?;
+            let agent = services::agents::set_status(state, agent_id, status)
+                .await
+                .map_err(into_anyhow)?;
             println!("agent {} is now {}", agent.id, agent.status);
         }
     }

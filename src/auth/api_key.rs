@@ -21,7 +21,11 @@ pub fn generate() -> GeneratedKey {
     let checksum = crc32fast::hash(&payload[..SECRET_BYTES]);
     payload[SECRET_BYTES..].copy_from_slice(&checksum.to_be_bytes());
     let raw = format!("{KEY_PREFIX}{}", bs58::encode(payload).into_string());
-    GeneratedKey { hash: hash(&raw), display_prefix: raw[..DISPLAY_PREFIX_CHARS].to_string(), raw }
+    GeneratedKey {
+        hash: hash(&raw),
+        display_prefix: raw[..DISPLAY_PREFIX_CHARS].to_string(),
+        raw,
+    }
 }
 
 pub fn hash(raw: &str) -> [u8; 32] {
@@ -30,8 +34,12 @@ pub fn hash(raw: &str) -> [u8; 32] {
 
 /// True when `raw` has the shape and checksum of a key this service issued.
 pub fn is_well_formed(raw: &str) -> bool {
-    let Some(body) = raw.strip_prefix(KEY_PREFIX) else { return false };
-    let Ok(bytes) = bs58::decode(body).into_vec() else { return false };
+    let Some(body) = raw.strip_prefix(KEY_PREFIX) else {
+        return false;
+    };
+    let Ok(bytes) = bs58::decode(body).into_vec() else {
+        return false;
+    };
     if bytes.len() != SECRET_BYTES + 4 {
         return false;
     }

@@ -25,14 +25,33 @@ pub struct JwtKeys {
 
 impl JwtKeys {
     pub fn new(secret: &[u8], ttl_secs: u64) -> JwtKeys {
-        JwtKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), ttl_secs }
+        JwtKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            ttl_secs,
+        }
     }
 
-    pub fn issue(&self, agent_id: Uuid, key_id: Uuid, scopes: Vec<String>) -> anyhow::Result<String> {
+    pub fn issue(
+        &self,
+        agent_id: Uuid,
+        key_id: Uuid,
+        scopes: Vec<String>,
+    ) -> anyhow::Result<String> {
         let now = chrono::Utc::now().timestamp();
-        let claims =
-            Claims { sub: agent_id, kid: key_id, scopes, iat: now, exp: now + self.ttl_secs as i64, iss: ISSUER.into() };
-        Ok(jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?)
+        let claims = Claims {
+            sub: agent_id,
+            kid: key_id,
+            scopes,
+            iat: now,
+            exp: now + self.ttl_secs as i64,
+            iss: ISSUER.into(),
+        };
+        Ok(jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.encoding,
+        )?)
     }
 
     /// Signature, expiry (no leeway) and issuer are checked; any failure is simply "not valid".
@@ -41,7 +60,9 @@ impl JwtKeys {
         validation.leeway = 0;
         validation.set_issuer(&[ISSUER]);
         validation.set_required_spec_claims(&["exp", "sub", "iss"]);
-        jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation).ok().map(|data| data.claims)
+        jsonwebtoken::decode::<Claims>(token, &self.decoding, &validation)
+            .ok()
+            .map(|data| data.claims)
     }
 }
 
@@ -58,7 +79,9 @@ mod tests {
     fn tokens_round_trip_and_reject_other_secrets() {
         let keys = JwtKeys::new(&[7u8; 32], 900);
         let agent = Uuid::now_v7();
-        let token = keys.issue(agent, Uuid::now_v7(), vec!["admin".into()]).unwrap();
+        let token = keys
+            .issue(agent, Uuid::now_v7(), vec!["admin".into()])
+            .unwrap();
         assert!(looks_like_jwt(&token));
         assert_eq!(keys.verify(&token).unwrap().sub, agent);
         assert!(JwtKeys::new(&[8u8; 32], 900).verify(&token).is_none());

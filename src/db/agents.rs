@@ -104,11 +104,17 @@ pub async fn insert(conn: &mut PgConnection, a: NewAgent) -> Result<Agent, sqlx:
 }
 
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Agent>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = $1")).bind(id).fetch_optional(pool).await
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }
 
 pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Agent>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = ANY($1)")).bind(ids).fetch_all(pool).await
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = ANY($1)"))
+        .bind(ids)
+        .fetch_all(pool)
+        .await
 }
 
 pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Agent>, sqlx::Error> {
@@ -121,7 +127,11 @@ pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Agent>, sqlx
     .await
 }
 
-pub async fn list_by_principal(pool: &PgPool, principal_id: Uuid, params: &ListParams) -> Result<Vec<Agent>, sqlx::Error> {
+pub async fn list_by_principal(
+    pool: &PgPool,
+    principal_id: Uuid,
+    params: &ListParams,
+) -> Result<Vec<Agent>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM agents WHERE principal_id = $1 AND ($2::uuid IS NULL OR id < $2)
          ORDER BY id DESC LIMIT $3"
@@ -133,14 +143,23 @@ pub async fn list_by_principal(pool: &PgPool, principal_id: Uuid, params: &ListP
     .await
 }
 
-pub async fn set_status(pool: &PgPool, id: Uuid, status: AgentStatus) -> Result<Option<Agent>, sqlx::Error> {
-    sqlx::query_as(&format!("UPDATE agents SET status = $2 WHERE id = $1 RETURNING {COLUMNS}"))
-        .bind(id)
-        .bind(status)
-        .fetch_optional(pool)
-        .await
+pub async fn set_status(
+    pool: &PgPool,
+    id: Uuid,
+    status: AgentStatus,
+) -> Result<Option<Agent>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "UPDATE agents SET status = $2 WHERE id = $1 RETURNING {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(status)
+    .fetch_optional(pool)
+    .await
 }
 
 pub async fn handle_exists(pool: &PgPool, handle: &str) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM agents WHERE agent_handle = $1)").bind(handle).fetch_one(pool).await
+    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM agents WHERE agent_handle = $1)")
+        .bind(handle)
+        .fetch_one(pool)
+        .await
 }

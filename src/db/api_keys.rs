@@ -68,10 +68,12 @@ pub async fn insert(conn: &mut PgConnection, k: NewApiKey<'_>) -> Result<ApiKey,
 }
 
 pub async fn list_for_agent(pool: &PgPool, agent_id: Uuid) -> Result<Vec<ApiKey>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC"))
-        .bind(agent_id)
-        .fetch_all(pool)
-        .await
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC"
+    ))
+    .bind(agent_id)
+    .fetch_all(pool)
+    .await
 }
 
 /// Revokes the key when it belongs to `agent_id`; true when such a key exists (revoking twice is fine).
@@ -87,12 +89,24 @@ pub async fn revoke(pool: &PgPool, agent_id: Uuid, key_id: Uuid) -> Result<bool,
     Ok(row.is_some())
 }
 
-pub async fn credential_by_hash(pool: &PgPool, hash: &[u8]) -> Result<Option<Credential>, sqlx::Error> {
-    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.key_hash = $1")).bind(hash).fetch_optional(pool).await
+pub async fn credential_by_hash(
+    pool: &PgPool,
+    hash: &[u8],
+) -> Result<Option<Credential>, sqlx::Error> {
+    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.key_hash = $1"))
+        .bind(hash)
+        .fetch_optional(pool)
+        .await
 }
 
-pub async fn credential_by_key_id(pool: &PgPool, key_id: Uuid) -> Result<Option<Credential>, sqlx::Error> {
-    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.id = $1")).bind(key_id).fetch_optional(pool).await
+pub async fn credential_by_key_id(
+    pool: &PgPool,
+    key_id: Uuid,
+) -> Result<Option<Credential>, sqlx::Error> {
+    sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.id = $1"))
+        .bind(key_id)
+        .fetch_optional(pool)
+        .await
 }
 
 /// Records use without a write per request: the row changes at most once a minute per key.

@@ -34,18 +34,37 @@ pub struct EmbeddedCluster {
 
 impl EmbeddedCluster {
     /// Creates the cluster on first use, starts it unless it is already running.
-    pub fn ensure_running(data_dir: &Path, bindir: Option<&Path>, durability: Durability) -> anyhow::Result<Self> {
+    pub fn ensure_running(
+        data_dir: &Path,
+        bindir: Option<&Path>,
+        durability: Durability,
+    ) -> anyhow::Result<Self> {
         let bindir = match bindir {
             Some(dir) => dir.to_path_buf(),
             None => find_bindir()?,
         };
-        ensure!(bindir.join("initdb").exists(), "no initdb in {}: run .ci/setup first", bindir.display());
-        std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+        ensure!(
+            bindir.join("initdb").exists(),
+            "no initdb in {}: run .ci/setup first",
+            bindir.display()
+        );
+        std::fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating {}", data_dir.display()))?;
         let data_dir = data_dir.canonicalize()?;
-        let run_as = if nix::unistd::geteuid().is_root() { Some(SERVICE_USER.to_string()) } else { None };
+        let run_as = if nix::unistd::geteuid().is_root() {
+            Some(SERVICE_USER.to_string())
+        } else {
+            None
+        };
         let socket_dir = socket_dir_for(&data_dir)?;
-        let mut cluster =
-            EmbeddedCluster { data_dir, socket_dir, port: CLUSTER_PORT, bindir, run_as, started_here: false };
+        let mut cluster = EmbeddedCluster {
+            data_dir,
+            socket_dir,
+            port: CLUSTER_PORT,
+            bindir,
+            run_as,
+            started_here: false,
+        };
         cluster.prepare_directories()?;
         if !cluster.data_dir.join("PG_VERSION").exists() {
             cluster.initdb()?;
@@ -66,7 +85,11 @@ impl EmbeddedCluster {
 
     /// sqlx URL of a database in this cluster, over the Unix socket.
     pub fn url(&self, database: &str) -> String {
-        format!("postgres://{SERVICE_USER}@localhost/{database}?host={}&port={}", self.socket_dir.display(), self.port)
+        format!(
+            "postgres://{SERVICE_USER}@localhost/{database}?host={}&port={}",
+            self.socket_dir.display(),
+            self.port
+        )
     }
 
     pub fn stop(&self) -> anyhow::Result<()> {
@@ -75,9 +98,12 @@ impl EmbeddedCluster {
     }
 
     fn prepare_directories(&self) -> anyhow::Result<()> {
-        let Some(user) = &self.run_as else { return Ok(()) };
-        let account = nix::unistd::User::from_name(user)?
-            .with_context(|| format!("the '{user}' OS user is missing: install the postgresql package"))?;
+        let Some(user) = &self.run_as else {
+            return Ok(());
+        };
+        let account = nix::unistd::User::from_name(user)?.with_context(|| {
+            format!("the '{user}' OS user is missing: install the postgresql package")
+        })?;
         for dir in [&self.data_dir, &self.socket_dir] {
             std::fs::create_dir_all(dir)?;
             std::os::unix::fs::chown(dir, Some(account.uid.as_raw()), Some(account.gid.as_raw()))?;
@@ -93,20 +119,43 @@ impl EmbeddedCluster {
         let data_dir = self.data_dir.to_string_lossy().to_string();
         self.run(
             "initdb",
-            &["-D", &data_dir, "-U", SERVICE_USER, "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-instructions"],
+            &[
+                "-D",
+                &data_dir,
+                "-U",
+                SERVICE_USER,
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-instructions",
+            ],
         )
         .context("initdb failed")
     }
 
     fn start(&self, durability: Durability) -> anyhow::Result<()> {
-        let mut options = format!("-p {} -k {} -c listen_addresses=''", self.port, self.socket_dir.display());
+        let mut options = format!(
+            "-p {} -k {} -c listen_addresses=''",
+            self.port,
+            self.socket_dir.display()
+        );
         if durability == Durability::ThrowAway {
             options.push_str(" -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=300");
         }
         let data_dir = self.data_dir.to_string_lossy().to_string();
-        let log = self.data_dir.join("server.log").to_string_lossy().to_string();
-        self.run("pg_ctl", &["-D", &data_dir, "-l", &log, "-w", "-t", "60", "-o", &options, "start"])
-            .with_context(|| format!("starting PostgreSQL failed; see {log}"))
+        let log = self
+            .data_dir
+            .join("server.log")
+            .to_string_lossy()
+            .to_string();
+        self.run(
+            "pg_ctl",
+            &[
+                "-D", &data_dir, "-l", &log, "-w", "-t", "60", "-o", &options, "start",
+            ],
+        )
+        .with_context(|| format!("starting PostgreSQL failed; see {log}"))
     }
 
     /// Port and socket directory of a server already running on this data directory, if any.
@@ -130,7 +179,11 @@ impl EmbeddedCluster {
             }
             None => Command::new(&binary),
         };
-        let output = command.args(args).current_dir("/").output().with_context(|| format!("running {program}"))?;
+        let output = command
+            .args(args)
+            .current_dir("/")
+            .output()
+            .with_context(|| format!("running {program}"))?;
         if !output.status.success() {
             bail!(
                 "{program} exited with {}: {}{}",
@@ -163,10 +216,21 @@ fn find_bindir() -> anyhow::Result<PathBuf> {
         }
     }
     let mut candidates: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
-        .map(|entries| entries.flatten().map(|e| e.path().join("bin")).filter(|p| p.join("initdb").exists()).collect())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path().join("bin"))
+                .filter(|p| p.join("initdb").exists())
+                .collect()
+        })
         .unwrap_or_default();
-    candidates.sort_by_key(|p| p.parent().and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok()));
-    candidates.pop().context("PostgreSQL server binaries not found: run .ci/setup (or set STRS_PG_BINDIR)")
+    candidates.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok())
+    });
+    candidates
+        .pop()
+        .context("PostgreSQL server binaries not found: run .ci/setup (or set STRS_PG_BINDIR)")
 }
 
 fn set_mode(dir: &Path, mode: u32) -> anyhow::Result<()> {

@@ -45,21 +45,36 @@ pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
             let sqlstate = db.code().map(|c| c.to_string()).unwrap_or_default();
             let constraint = db.constraint().unwrap_or_default().to_string();
             if sqlstate == "23505" && constraint == IDEMPOTENCY_CONSTRAINT {
-                return AppError::Conflict { message: "idempotency_key already exists".into(), existing_id: None };
+                return AppError::Conflict {
+                    message: "idempotency_key already exists".into(),
+                    existing_id: None,
+                };
             }
             let (field, kind) = field_of_constraint(&constraint);
             let (msg, kind) = match (sqlstate.as_str(), kind) {
                 ("23505", _) => ("already exists".to_string(), "unique_violation"),
-                ("23503", _) => ("references a record that does not exist".to_string(), "foreign_key_violation"),
-                ("23514", _) => ("violates a constraint of this field".to_string(), "constraint_violation"),
+                ("23503", _) => (
+                    "references a record that does not exist".to_string(),
+                    "foreign_key_violation",
+                ),
+                ("23514", _) => (
+                    "violates a constraint of this field".to_string(),
+                    "constraint_violation",
+                ),
                 ("23502", _) => ("must not be null".to_string(), "missing"),
-                (s, _) if s.starts_with("22") => (format!("invalid value: {}", db.message()), "value_error"),
+                (s, _) if s.starts_with("22") => {
+                    (format!("invalid value: {}", db.message()), "value_error")
+                }
                 _ => {
                     tracing::error!(sqlstate, constraint, "unexpected database error");
                     return AppError::Internal(err.into());
                 }
             };
-            let loc = if field.is_empty() { vec!["body".to_string()] } else { vec!["body".to_string(), field] };
+            let loc = if field.is_empty() {
+                vec!["body".to_string()]
+            } else {
+                vec!["body".to_string(), field]
+            };
             AppError::Validation(vec![FieldError::new(loc, msg, kind)])
         }
         sqlx::Error::PoolTimedOut => AppError::NotReady("database unavailable".into()),
@@ -73,12 +88,21 @@ mod tests {
 
     #[test]
     fn constraint_names_give_their_field() {
-        assert_eq!(field_of_constraint("agents_agent_handle_key"), ("agent_handle".into(), "key"));
-        assert_eq!(field_of_constraint("agents_principal_id_fkey"), ("principal_id".into(), "fkey"));
+        assert_eq!(
+            field_of_constraint("agents_agent_handle_key"),
+            ("agent_handle".into(), "key")
+        );
+        assert_eq!(
+            field_of_constraint("agents_principal_id_fkey"),
+            ("principal_id".into(), "fkey")
+        );
         assert_eq!(
             field_of_constraint("transaction_terms_signatures_signature_check"),
             ("signature".into(), "check")
         );
-        assert_eq!(field_of_constraint("entities_score_signal_check"), ("score_signal".into(), "check"));
+        assert_eq!(
+            field_of_constraint("entities_score_signal_check"),
+            ("score_signal".into(), "check")
+        );
     }
 }

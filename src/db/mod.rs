@@ -28,20 +28,31 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
 /// Readiness: the database answers and every embedded migration has been applied successfully.
 pub async fn pending_migrations(pool: &PgPool) -> Result<usize, sqlx::Error> {
     let applied: Vec<i64> =
-        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success").fetch_all(pool).await?;
-    Ok(MIGRATOR.iter().filter(|m| !m.migration_type.is_down_migration() && !applied.contains(&m.version)).count())
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+            .fetch_all(pool)
+            .await?;
+    Ok(MIGRATOR
+        .iter()
+        .filter(|m| !m.migration_type.is_down_migration() && !applied.contains(&m.version))
+        .count())
 }
 
 /// Creates `name` in the cluster behind `admin_url` unless it exists (the embedded default database).
 pub async fn ensure_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
     let pool = connect(admin_url, 1).await?;
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
-        .bind(name)
-        .fetch_one(&pool)
-        .await?;
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(name)
+            .fetch_one(&pool)
+            .await?;
     if !exists {
         // Identifiers cannot be bound; `name` is one of our own constants, quoted anyway.
-        sqlx::query(&format!("CREATE DATABASE \"{}\"", name.replace('"', "\"\""))).execute(&pool).await?;
+        sqlx::query(&format!(
+            "CREATE DATABASE \"{}\"",
+            name.replace('"', "\"\"")
+        ))
+        .execute(&pool)
+        .await?;
     }
     pool.close().await;
     Ok(())

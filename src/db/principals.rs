@@ -54,11 +54,19 @@ pub async fn insert(pool: &PgPool, p: NewPrincipal) -> Result<Principal, sqlx::E
 }
 
 pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Principal>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM principals WHERE id = $1")).bind(id).fetch_optional(pool).await
+    sqlx::query_as(&format!("SELECT {COLUMNS} FROM principals WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(pool)
+        .await
 }
 
 pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Principal>, sqlx::Error> {
-    sqlx::query_as(&format!("SELECT {COLUMNS} FROM principals WHERE id = ANY($1)")).bind(ids).fetch_all(pool).await
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM principals WHERE id = ANY($1)"
+    ))
+    .bind(ids)
+    .fetch_all(pool)
+    .await
 }
 
 pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Principal>, sqlx::Error> {

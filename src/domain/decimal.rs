@@ -5,7 +5,7 @@ use rust_decimal::Decimal;
 use serde::de::{self, Deserializer, Visitor};
 use std::str::FromStr;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
-use utoipa::openapi::{RefOr, schema::SchemaFormat, schema::KnownFormat};
+use utoipa::openapi::{RefOr, schema::KnownFormat, schema::SchemaFormat};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DecimalInput(pub Decimal);
@@ -27,16 +27,19 @@ pub fn matches_decimal_pattern(s: &str) -> bool {
 
 pub fn parse_decimal_str(s: &str) -> Result<Decimal, String> {
     if !matches_decimal_pattern(s) {
-        return Err(format!("'{s}' is not a decimal: use digits with an optional sign and point"));
+        return Err(format!(
+            "'{s}' is not a decimal: use digits with an optional sign and point"
+        ));
     }
     let trimmed = s.strip_prefix('+').unwrap_or(s);
-    let normalised = if trimmed.ends_with('.') { &trimmed[..trimmed.len() - 1] } else { trimmed };
+    let normalised = trimmed.strip_suffix('.').unwrap_or(trimmed);
     let normalised = if normalised.starts_with('.') || normalised.starts_with("-.") {
         normalised.replacen('.', "0.", 1)
     } else {
         normalised.to_string()
     };
-    Decimal::from_str(&normalised).map_err(|_| format!("'{s}' is out of the supported decimal range"))
+    Decimal::from_str(&normalised)
+        .map_err(|_| format!("'{s}' is out of the supported decimal range"))
 }
 
 struct DecimalVisitor;
@@ -60,7 +63,9 @@ impl Visitor<'_> for DecimalVisitor {
             return Err(E::custom("number must be finite"));
         }
         // Display of f64 is the shortest round-trip form without an exponent: "51.5074", not 51.507399..
-        Decimal::from_str(&v.to_string()).map(DecimalInput).map_err(|_| E::custom("number is out of range"))
+        Decimal::from_str(&v.to_string())
+            .map(DecimalInput)
+            .map_err(|_| E::custom("number is out of range"))
     }
 }
 
@@ -102,7 +107,9 @@ mod tests {
         for ok in ["1", "-1.5", "+0.25", ".5", "5.", "007"] {
             assert!(parse_decimal_str(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "-", ".", "+-1", "1e5", "NaN", "inf", "1_000", " 1", "1.2.3"] {
+        for bad in [
+            "", "-", ".", "+-1", "1e5", "NaN", "inf", "1_000", " 1", "1.2.3",
+        ] {
             assert!(parse_decimal_str(bad).is_err(), "{bad}");
         }
     }

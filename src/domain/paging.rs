@@ -15,7 +15,10 @@ pub struct ListParams {
 
 impl Default for ListParams {
     fn default() -> Self {
-        ListParams { limit: DEFAULT_LIMIT, after: None }
+        ListParams {
+            limit: DEFAULT_LIMIT,
+            after: None,
+        }
     }
 }
 
@@ -24,7 +27,11 @@ impl ListParams {
     pub fn new(limit: Option<i64>, after: Option<Uuid>, loc: &[&str]) -> Result<Self, AppError> {
         let limit = limit.unwrap_or(DEFAULT_LIMIT);
         if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(AppError::invalid(loc, format!("must be between 1 and {MAX_LIMIT}"), "range"));
+            return Err(AppError::invalid(
+                loc,
+                format!("must be between 1 and {MAX_LIMIT}"),
+                "range",
+            ));
         }
         Ok(ListParams { limit, after })
     }
@@ -45,6 +52,9 @@ impl<T> Page<T> {
     pub fn from_rows(mut rows: Vec<T>, params: &ListParams) -> Self {
         let has_next_page = rows.len() as i64 > params.limit;
         rows.truncate(params.limit as usize);
-        Page { items: rows, has_next_page }
+        Page {
+            items: rows,
+            has_next_page,
+        }
     }
 }

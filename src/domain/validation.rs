@@ -11,13 +11,20 @@ pub struct Violations {
 impl Violations {
     /// `root` is where the input lives: `["body"]` for REST bodies, `["input"]` for GraphQL.
     pub fn at(root: &[&str]) -> Self {
-        Violations { root: root.iter().map(|s| LocPart::from(*s)).collect(), items: Vec::new() }
+        Violations {
+            root: root.iter().map(|s| LocPart::from(*s)).collect(),
+            items: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, field: &str, msg: impl Into<String>, kind: &str) {
         let mut loc = self.root.clone();
         loc.extend(field.split('.').map(LocPart::from));
-        self.items.push(FieldError { loc, msg: msg.into(), kind: kind.to_string() });
+        self.items.push(FieldError {
+            loc,
+            msg: msg.into(),
+            kind: kind.to_string(),
+        });
     }
 
     pub fn check(&mut self, ok: bool, field: &str, msg: &str, kind: &str) {
@@ -30,13 +37,21 @@ impl Violations {
         if let Some(v) = value {
             let n = v.trim().chars().count();
             if n < min || v.chars().count() > max {
-                self.push(field, format!("must be between {min} and {max} characters"), "string_length");
+                self.push(
+                    field,
+                    format!("must be between {min} and {max} characters"),
+                    "string_length",
+                );
             }
         }
     }
 
     pub fn into_result(self) -> Result<(), AppError> {
-        if self.items.is_empty() { Ok(()) } else { Err(AppError::Validation(self.items)) }
+        if self.items.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::Validation(self.items))
+        }
     }
 }
 

@@ -28,9 +28,15 @@ impl AgentNode {
     }
     /// The owning principal, when there is one.
     async fn principal(&self, ctx: &Context<'_>) -> Result<Option<PrincipalNode>> {
-        let Some(id) = self.0.principal_id else { return Ok(None) };
+        let Some(id) = self.0.principal_id else {
+            return Ok(None);
+        };
         let loader = ctx.data_unchecked::<DataLoader<PrincipalLoader>>();
-        Ok(loader.load_one(id).await.map_err(|e| (*e).clone())?.map(PrincipalNode))
+        Ok(loader
+            .load_one(id)
+            .await
+            .map_err(|e| (*e).clone())?
+            .map(PrincipalNode))
     }
     async fn agent_type(&self) -> AgentType {
         self.0.agent_type.into()
@@ -183,7 +189,9 @@ impl AgentQuery {
     /// One agent by id; null when it does not exist.
     async fn agent(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<AgentNode>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(agents::get(state, id).await).map(|a| a.map(AgentNode)).map_err(Into::into)
+        super::found(agents::get(state, id).await)
+            .map(|a| a.map(AgentNode))
+            .map_err(Into::into)
     }
 
     /// Agents, newest first.
@@ -208,7 +216,11 @@ impl AgentQuery {
     /// The calling agent's API keys (metadata only).
     async fn my_api_keys(&self, ctx: &Context<'_>) -> Result<Vec<ApiKeyNode>> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(api_keys::list_mine(state, rctx).await?.into_iter().map(ApiKeyNode).collect())
+        Ok(api_keys::list_mine(state, rctx)
+            .await?
+            .into_iter()
+            .map(ApiKeyNode)
+            .collect())
     }
 }
 
@@ -220,23 +232,43 @@ impl AgentMutation {
     /// Creates an agent without issuing a key (same as POST /api/v1/agents).
     async fn create_agent(&self, ctx: &Context<'_>, input: AgentCreateInput) -> Result<AgentNode> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(AgentNode(agents::create(state, rctx, input.into(), &["input"]).await?))
+        Ok(AgentNode(
+            agents::create(state, rctx, input.into(), &["input"]).await?,
+        ))
     }
 
     /// Registers an agent and issues its first API key (same as POST /api/v1/agents/register).
-    async fn register_agent(&self, ctx: &Context<'_>, input: AgentCreateInput) -> Result<AgentRegistration> {
+    async fn register_agent(
+        &self,
+        ctx: &Context<'_>,
+        input: AgentCreateInput,
+    ) -> Result<AgentRegistration> {
         let (state, rctx) = ctx_parts(ctx);
         let r = agents::register(state, rctx, input.into(), &["input"]).await?;
-        Ok(AgentRegistration { agent: AgentNode(r.agent), api_key: r.api_key, key: ApiKeyNode(r.key) })
+        Ok(AgentRegistration {
+            agent: AgentNode(r.agent),
+            api_key: r.api_key,
+            key: ApiKeyNode(r.key),
+        })
     }
 
     /// Issues another API key to the calling agent.
-    async fn create_api_key(&self, ctx: &Context<'_>, input: Option<ApiKeyCreateInput>) -> Result<ApiKeyCreated> {
+    async fn create_api_key(
+        &self,
+        ctx: &Context<'_>,
+        input: Option<ApiKeyCreateInput>,
+    ) -> Result<ApiKeyCreated> {
         let (state, rctx) = ctx_parts(ctx);
         let input = input.unwrap_or_default();
-        let body = api_keys::ApiKeyCreate { scopes: input.scopes, expires_at_tstamp_utc: input.expires_at_tstamp_utc };
+        let body = api_keys::ApiKeyCreate {
+            scopes: input.scopes,
+            expires_at_tstamp_utc: input.expires_at_tstamp_utc,
+        };
         let created = api_keys::create_mine(state, rctx, body, &["input"]).await?;
-        Ok(ApiKeyCreated { api_key: created.api_key, key: ApiKeyNode(created.key) })
+        Ok(ApiKeyCreated {
+            api_key: created.api_key,
+            key: ApiKeyNode(created.key),
+        })
     }
 
     /// Revokes one of the calling agent's keys; it stops working on the next request.
@@ -250,6 +282,10 @@ impl AgentMutation {
     async fn create_access_token(&self, ctx: &Context<'_>) -> Result<AccessToken> {
         let (state, rctx) = ctx_parts(ctx);
         let t = tokens::create(state, rctx).await?;
-        Ok(AccessToken { access_token: t.access_token, token_type: t.token_type, expires_in: t.expires_in })
+        Ok(AccessToken {
+            access_token: t.access_token,
+            token_type: t.token_type,
+            expires_in: t.expires_in,
+        })
     }
 }

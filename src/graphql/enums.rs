@@ -6,16 +6,38 @@ use async_graphql::Enum;
 
 #[derive(Enum, Copy, Clone, Eq, PartialEq)]
 #[graphql(remote = "domain::PrincipalType")]
-pub enum PrincipalType { Person, Company, PublicBody, Internal, Customer, Supplier }
+pub enum PrincipalType {
+    Person,
+    Company,
+    PublicBody,
+    Internal,
+    Customer,
+    Supplier,
+}
 
 #[derive(Enum, Copy, Clone, Eq, PartialEq)]
 #[graphql(remote = "domain::AgentType")]
-pub enum AgentType { Human, Scraper, ApiAgent, SupplierAgent, CustomerAgent, Sensor }
+pub enum AgentType {
+    Human,
+    Scraper,
+    ApiAgent,
+    SupplierAgent,
+    CustomerAgent,
+    Sensor,
+}
 
 #[derive(Enum, Copy, Clone, Eq, PartialEq)]
 #[graphql(remote = "domain::AgentStatus")]
-pub enum AgentStatus { Active, Paused, Disabled }
+pub enum AgentStatus {
+    Active,
+    Paused,
+    Disabled,
+}
 
 #[derive(Enum, Copy, Clone, Eq, PartialEq)]
 #[graphql(remote = "domain::ApiKeyStatus")]
-pub enum ApiKeyStatus { Active, Revoked, Expired }
+pub enum ApiKeyStatus {
+    Active,
+    Revoked,
+    Expired,
+}

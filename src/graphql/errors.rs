@@ -19,7 +19,11 @@ impl From<AppError> for async_graphql::Error {
             if let Some(detail) = detail.and_then(|d| async_graphql::Value::from_json(d).ok()) {
                 ext.set("detail", detail);
             }
-            if let AppError::Conflict { existing_id: Some(id), .. } = &err {
+            if let AppError::Conflict {
+                existing_id: Some(id),
+                ..
+            } = &err
+            {
                 ext.set("existing_id", id.to_string());
             }
         })

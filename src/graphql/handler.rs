@@ -45,20 +45,42 @@ pub async fn graphql_get(
     let (parts, _) = req.into_parts();
     let ctx = context(&parts, &state).await?;
     let request = async_graphql::http::parse_query_string(parts.uri.query().unwrap_or(""))
-        .map_err(|e| AppError::invalid(&["query"], format!("invalid GraphQL GET request: {e}"), "value_error"))?;
+        .map_err(|e| {
+            AppError::invalid(
+                &["query"],
+                format!("invalid GraphQL GET request: {e}"),
+                "value_error",
+            )
+        })?;
     let is_mutation = async_graphql::parser::parse_query(&request.query)
-        .map(|doc| doc.operations.iter().any(|(_, op)| op.node.ty == OperationType::Mutation))
+        .map(|doc| {
+            doc.operations
+                .iter()
+                .any(|(_, op)| op.node.ty == OperationType::Mutation)
+        })
         .unwrap_or(false);
     if is_mutation {
-        return Err(AppError::invalid(&["query", "query"], "mutations are only accepted over POST", "method_not_allowed"));
+        return Err(AppError::invalid(
+            &["query", "query"],
+            "mutations are only accepted over POST",
+            "method_not_allowed",
+        ));
     }
     Ok(execute(&state, &schema, request, ctx).await)
 }
 
-async fn execute(state: &AppState, schema: &AppSchema, request: async_graphql::Request, ctx: crate::ctx::Ctx) -> Response {
+async fn execute(
+    state: &AppState,
+    schema: &AppSchema,
+    request: async_graphql::Request,
+    ctx: crate::ctx::Ctx,
+) -> Response {
     let request = request
         .data(ctx)
-        .data(DataLoader::new(PrincipalLoader(state.clone()), tokio::spawn))
+        .data(DataLoader::new(
+            PrincipalLoader(state.clone()),
+            tokio::spawn,
+        ))
         .data(DataLoader::new(AgentLoader(state.clone()), tokio::spawn));
     Json(schema.execute(request).await).into_response()
 }

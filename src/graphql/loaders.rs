@@ -18,7 +18,9 @@ impl Loader<Uuid> for PrincipalLoader {
     type Value = Principal;
     type Error = LoadError;
     async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Principal>, LoadError> {
-        let rows = services::principals::get_many(&self.0, keys).await.map_err(|e| Arc::new(e.into()))?;
+        let rows = services::principals::get_many(&self.0, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))?;
         Ok(rows.into_iter().map(|p| (p.id, p)).collect())
     }
 }
@@ -27,7 +29,9 @@ impl Loader<Uuid> for AgentLoader {
     type Value = Agent;
     type Error = LoadError;
     async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Agent>, LoadError> {
-        let rows = services::agents::get_many(&self.0, keys).await.map_err(|e| Arc::new(e.into()))?;
+        let rows = services::agents::get_many(&self.0, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))?;
         Ok(rows.into_iter().map(|a| (a.id, a)).collect())
     }
 }

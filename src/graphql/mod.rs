@@ -43,7 +43,10 @@ pub fn sdl() -> String {
 }
 
 pub(crate) fn ctx_parts<'a>(ctx: &Context<'a>) -> (&'a AppState, &'a Ctx) {
-    (ctx.data_unchecked::<AppState>(), ctx.data_unchecked::<Ctx>())
+    (
+        ctx.data_unchecked::<AppState>(),
+        ctx.data_unchecked::<Ctx>(),
+    )
 }
 
 /// GraphQL answers `null` for a missing record where REST answers 404.

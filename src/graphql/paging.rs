@@ -9,7 +9,8 @@ use uuid::Uuid;
 pub fn params(first: Option<i32>, after: Option<String>) -> Result<ListParams, AppError> {
     let after = match after {
         Some(cursor) => Some(
-            Uuid::parse_str(&cursor).map_err(|_| AppError::invalid(&["after"], "not a valid cursor", "value_error"))?,
+            Uuid::parse_str(&cursor)
+                .map_err(|_| AppError::invalid(&["after"], "not a valid cursor", "value_error"))?,
         ),
         None => None,
     };
@@ -23,6 +24,10 @@ pub fn connection<T, N: OutputType>(
     after_given: bool,
 ) -> Connection<String, N> {
     let mut connection = Connection::new(after_given, page.has_next_page);
-    connection.edges.extend(page.items.into_iter().map(|item| Edge::new(id_of(&item).to_string(), node(item))));
+    connection.edges.extend(
+        page.items
+            .into_iter()
+            .map(|item| Edge::new(id_of(&item).to_string(), node(item))),
+    );
     connection
 }

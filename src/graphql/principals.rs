@@ -56,7 +56,8 @@ impl PrincipalNode {
     ) -> Result<Connection<String, AgentNode>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
-        let page = agents::list_by_principal(state, self.0.id, paging::params(first, after)?).await?;
+        let page =
+            agents::list_by_principal(state, self.0.id, paging::params(first, after)?).await?;
         Ok(paging::connection(page, |a| a.id, AgentNode, after_given))
     }
 }
@@ -95,7 +96,9 @@ impl PrincipalQuery {
     /// One principal by id; null when it does not exist.
     async fn principal(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<PrincipalNode>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(principals::get(state, id).await).map(|p| p.map(PrincipalNode)).map_err(Into::into)
+        super::found(principals::get(state, id).await)
+            .map(|p| p.map(PrincipalNode))
+            .map_err(Into::into)
     }
 
     /// Principals, newest first.
@@ -108,7 +111,12 @@ impl PrincipalQuery {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = principals::list(state, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |p| p.id, PrincipalNode, after_given))
+        Ok(paging::connection(
+            page,
+            |p| p.id,
+            PrincipalNode,
+            after_given,
+        ))
     }
 }
 
@@ -118,8 +126,14 @@ pub struct PrincipalMutation;
 #[Object]
 impl PrincipalMutation {
     /// Creates a principal (same as POST /api/v1/principals).
-    async fn create_principal(&self, ctx: &Context<'_>, input: PrincipalCreateInput) -> Result<PrincipalNode> {
+    async fn create_principal(
+        &self,
+        ctx: &Context<'_>,
+        input: PrincipalCreateInput,
+    ) -> Result<PrincipalNode> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(PrincipalNode(principals::create(state, rctx, input.into(), &["input"]).await?))
+        Ok(PrincipalNode(
+            principals::create(state, rctx, input.into(), &["input"]).await?,
+        ))
     }
 }

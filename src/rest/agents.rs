@@ -18,7 +18,9 @@ pub async fn create_agent(
     MaybeAuth(ctx): MaybeAuth,
     ValidJson(body): ValidJson<AgentCreate>,
 ) -> Result<Created<Agent>, AppError> {
-    agents::create(&state, &ctx, body, &["body"]).await.map(Created)
+    agents::create(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
 }
 
 #[utoipa::path(get, path = "/api/v1/agents", tag = "agents", params(LimitQuery),
@@ -34,7 +36,10 @@ pub async fn list_agents(
 #[utoipa::path(get, path = "/api/v1/agents/{agent_id}", tag = "agents", params(("agent_id" = uuid::Uuid, Path)),
     responses((status = 200, body = Agent), (status = 404, body = super::ErrorBody),
               (status = 422, body = super::ValidationErrorBody)))]
-pub async fn get_agent(State(state): State<AppState>, UuidPath(id): UuidPath) -> Result<Json<Agent>, AppError> {
+pub async fn get_agent(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<Agent>, AppError> {
     agents::get(&state, id).await.map(Json)
 }
 
@@ -46,18 +51,26 @@ pub async fn register_agent(
     MaybeAuth(ctx): MaybeAuth,
     ValidJson(body): ValidJson<AgentCreate>,
 ) -> Result<Created<AgentRegistration>, AppError> {
-    agents::register(&state, &ctx, body, &["body"]).await.map(Created)
+    agents::register(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/me", tag = "agents", security(("bearer" = [])),
     responses((status = 200, body = Agent), (status = 401, body = super::ErrorBody)))]
-pub async fn get_me(State(state): State<AppState>, Auth(ctx): Auth) -> Result<Json<Agent>, AppError> {
+pub async fn get_me(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Json<Agent>, AppError> {
     agents::me(&state, &ctx).await.map(Json)
 }
 
 #[utoipa::path(post, path = "/api/v1/agents/me/tokens", tag = "agents", security(("bearer" = [])),
     responses((status = 201, description = "A short-lived access token (JWT)", body = AccessToken),
               (status = 401, body = super::ErrorBody)))]
-pub async fn create_token(State(state): State<AppState>, Auth(ctx): Auth) -> Result<Created<AccessToken>, AppError> {
+pub async fn create_token(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Created<AccessToken>, AppError> {
     tokens::create(&state, &ctx).await.map(Created)
 }

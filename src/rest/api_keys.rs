@@ -13,7 +13,10 @@ use axum::http::StatusCode;
 #[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
     responses((status = 200, description = "Key metadata; never the raw key", body = Vec<ApiKey>),
               (status = 401, body = super::ErrorBody)))]
-pub async fn list_keys(State(state): State<AppState>, Auth(ctx): Auth) -> Result<Json<Vec<ApiKey>>, AppError> {
+pub async fn list_keys(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Json<Vec<ApiKey>>, AppError> {
     api_keys::list_mine(&state, &ctx).await.map(Json)
 }
 
@@ -26,7 +29,9 @@ pub async fn create_key(
     Auth(ctx): Auth,
     OptionalJson(body): OptionalJson<ApiKeyCreate>,
 ) -> Result<Created<ApiKeyCreated>, AppError> {
-    api_keys::create_mine(&state, &ctx, body, &["body"]).await.map(Created)
+    api_keys::create_mine(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
 }
 
 #[utoipa::path(delete, path = "/api/v1/agents/me/api-keys/{key_id}", tag = "agents", security(("bearer" = [])),
@@ -39,5 +44,7 @@ pub async fn revoke_key(
     Auth(ctx): Auth,
     UuidPath(key_id): UuidPath,
 ) -> Result<StatusCode, AppError> {
-    api_keys::revoke_mine(&state, &ctx, key_id).await.map(|()| StatusCode::NO_CONTENT)
+    api_keys::revoke_mine(&state, &ctx, key_id)
+        .await
+        .map(|()| StatusCode::NO_CONTENT)
 }

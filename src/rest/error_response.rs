@@ -11,7 +11,8 @@ impl IntoResponse for AppError {
             // The request span carries the request id; the client only sees a generic message.
             tracing::error!(error = format!("{err:#}"), "internal error");
         }
-        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, Json(self.body())).into_response();
         let headers = response.headers_mut();
         match &self {

@@ -42,31 +42,61 @@ pub async fn read_body(req: Request, state: &AppState) -> Result<(HeaderMap, Byt
     let headers = req.headers().clone();
     let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
         if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::PayloadTooLarge { limit_bytes: state.config.max_body_bytes }
+            AppError::PayloadTooLarge {
+                limit_bytes: state.config.max_body_bytes,
+            }
         } else {
-            AppError::invalid(&["body"], "the request body could not be read", "body_error")
+            AppError::invalid(
+                &["body"],
+                "the request body could not be read",
+                "body_error",
+            )
         }
     })?;
     Ok((headers, bytes))
 }
 
 pub fn require_json(headers: &HeaderMap) -> Result<(), AppError> {
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    {
         Ok(())
     } else {
         Err(AppError::UnsupportedMediaType(format!(
             "expected Content-Type application/json, got '{}'",
-            if content_type.is_empty() { "none" } else { content_type }
+            if content_type.is_empty() {
+                "none"
+            } else {
+                content_type
+            }
         )))
     }
 }
 
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
+    // serde would happily read a struct from a JSON array; every body here is an object.
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first.is_some_and(|b| *b != b'{') {
+        return Err(AppError::invalid(
+            &["body"],
+            "the body must be a JSON object",
+            "model_attributes_type",
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| serde_error("body", e))?;
-    de.end().map_err(|e| AppError::Validation(vec![json_syntax_error(&e)]))?;
+    de.end()
+        .map_err(|e| AppError::Validation(vec![json_syntax_error(&e)]))?;
     Ok(value)
 }
 
@@ -75,7 +105,10 @@ fn json_syntax_error(e: &serde_json::Error) -> FieldError {
 }
 
 /// serde's message is the only place an unknown or missing field's name is found.
-fn serde_error<E: std::fmt::Display + 'static>(root: &str, err: serde_path_to_error::Error<E>) -> AppError {
+fn serde_error<E: std::fmt::Display + 'static>(
+    root: &str,
+    err: serde_path_to_error::Error<E>,
+) -> AppError {
     let mut loc: Vec<LocPart> = vec![root.into()];
     for segment in err.path().iter() {
         match segment {
@@ -96,13 +129,26 @@ fn serde_error<E: std::fmt::Display + 'static>(root: &str, err: serde_path_to_er
         };
         return AppError::Validation(vec![FieldError::new(["body"], msg, "json_invalid")]);
     }
-    let message = inner.rsplit_once(" at line ").map_or(inner.as_str(), |(m, _)| m).to_string();
-    let named = |prefix: &str| message.strip_prefix(prefix).and_then(|r| r.split('`').next()).map(str::to_string);
+    let message = inner
+        .rsplit_once(" at line ")
+        .map_or(inner.as_str(), |(m, _)| m)
+        .to_string();
+    let named = |prefix: &str| {
+        message
+            .strip_prefix(prefix)
+            .and_then(|r| r.split('`').next())
+            .map(str::to_string)
+    };
+    let mut locate = |field: String| {
+        if loc.last() != Some(&LocPart::Field(field.clone())) {
+            loc.push(field.into());
+        }
+    };
     let kind = if let Some(field) = named("unknown field `") {
-        loc.push(field.into());
+        locate(field);
         "extra_forbidden"
     } else if let Some(field) = named("missing field `") {
-        loc.push(field.into());
+        locate(field);
         "missing"
     } else if message.starts_with("unknown variant") {
         "enum"
@@ -113,7 +159,11 @@ fn serde_error<E: std::fmt::Display + 'static>(root: &str, err: serde_path_to_er
     } else {
         "value_error"
     };
-    AppError::Validation(vec![FieldError { loc, msg: message, kind: kind.to_string() }])
+    AppError::Validation(vec![FieldError {
+        loc,
+        msg: message,
+        kind: kind.to_string(),
+    }])
 }
 
 /// Query parameters, typed; unknown parameters are ignored, malformed ones answer 422 at `query.<name>`.
@@ -124,7 +174,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ValidQuery<T> 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, AppError> {
         let query = parts.uri.query().unwrap_or("");
         let de = serde_urlencoded::Deserializer::new(form_urlencoded_parse(query));
-        serde_path_to_error::deserialize(de).map(ValidQuery).map_err(|e| serde_error("query", e))
+        serde_path_to_error::deserialize(de)
+            .map(ValidQuery)
+            .map_err(|e| serde_error("query", e))
     }
 }
 
@@ -141,10 +193,17 @@ impl<S: Send + Sync> FromRequestParts<S> for UuidPath {
         let params = RawPathParams::from_request_parts(parts, state)
             .await
             .map_err(|_| AppError::invalid(&["path"], "invalid path", "value_error"))?;
-        let (name, value) = params.iter().next().ok_or_else(|| AppError::invalid(&["path"], "missing id", "missing"))?;
-        Uuid::parse_str(value)
-            .map(UuidPath)
-            .map_err(|_| AppError::invalid(&["path", name], format!("'{value}' is not a valid UUID"), "uuid_parsing"))
+        let (name, value) = params
+            .iter()
+            .next()
+            .ok_or_else(|| AppError::invalid(&["path"], "missing id", "missing"))?;
+        Uuid::parse_str(value).map(UuidPath).map_err(|_| {
+            AppError::invalid(
+                &["path", name],
+                format!("'{value}' is not a valid UUID"),
+                "uuid_parsing",
+            )
+        })
     }
 }
 
@@ -172,10 +231,17 @@ impl FromRequestParts<AppState> for MaybeAuth {
 
 /// Builds the request's `Ctx` from its headers; shared with the GraphQL endpoint.
 pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
-    let request_id =
-        parts.headers.get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let request_id = parts
+        .headers
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     let Some(header) = parts.headers.get(header::AUTHORIZATION) else {
-        return Ok(Ctx { actor: None, request_id });
+        return Ok(Ctx {
+            actor: None,
+            request_id,
+        });
     };
     let value = header.to_str().map_err(|_| AppError::Unauthorized)?;
     let (scheme, credential) = value.split_once(' ').ok_or(AppError::Unauthorized)?;
@@ -183,5 +249,8 @@ pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
         return Err(AppError::Unauthorized);
     }
     let actor = services::auth::authenticate(state, credential.trim()).await?;
-    Ok(Ctx { actor: Some(actor), request_id })
+    Ok(Ctx {
+        actor: Some(actor),
+        request_id,
+    })
 }

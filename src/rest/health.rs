@@ -16,6 +16,8 @@ pub async fn get_health() -> Json<BTreeMap<String, String>> {
 #[utoipa::path(get, path = "/ready", tag = "status",
     responses((status = 200, description = "Database reachable, migrations applied", body = BTreeMap<String, String>),
               (status = 503, description = "Not ready", body = super::ErrorBody)))]
-pub async fn get_ready(State(state): State<AppState>) -> Result<Json<BTreeMap<String, String>>, AppError> {
+pub async fn get_ready(
+    State(state): State<AppState>,
+) -> Result<Json<BTreeMap<String, String>>, AppError> {
     health::ready(&state).await.map(Json)
 }

@@ -62,7 +62,12 @@ impl Modify for BearerScheme {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("API key or JWT").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("API key or JWT")
+                    .build(),
+            ),
         );
     }
 }
@@ -72,7 +77,10 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::get_health))
         .routes(routes!(health::get_ready))
-        .routes(routes!(principals::create_principal, principals::list_principals))
+        .routes(routes!(
+            principals::create_principal,
+            principals::list_principals
+        ))
         .routes(routes!(principals::get_principal))
         .routes(routes!(agents::create_agent, agents::list_agents))
         .routes(routes!(agents::register_agent))

@@ -16,7 +16,9 @@ pub async fn create_principal(
     MaybeAuth(ctx): MaybeAuth,
     ValidJson(body): ValidJson<PrincipalCreate>,
 ) -> Result<Created<Principal>, AppError> {
-    principals::create(&state, &ctx, body, &["body"]).await.map(Created)
+    principals::create(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
 }
 
 #[utoipa::path(get, path = "/api/v1/principals", tag = "principals", params(LimitQuery),
@@ -31,6 +33,9 @@ pub async fn list_principals(
 #[utoipa::path(get, path = "/api/v1/principals/{principal_id}", tag = "principals",
     params(("principal_id" = uuid::Uuid, Path)),
     responses((status = 200, body = Principal), (status = 404, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
-pub async fn get_principal(State(state): State<AppState>, UuidPath(id): UuidPath) -> Result<Json<Principal>, AppError> {
+pub async fn get_principal(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<Principal>, AppError> {
     principals::get(&state, id).await.map(Json)
 }

@@ -57,52 +57,94 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     v.check_len(Some(&input.display_name), "display_name", 1, 200);
     v.check_len(input.description.as_deref(), "description", 0, 4000);
     if let Some(handle) = &input.agent_handle {
-        v.check(is_valid_handle(handle), "agent_handle", "must match ^[a-z][a-z0-9_]{2,31}$", "string_pattern_mismatch");
+        v.check(
+            is_valid_handle(handle),
+            "agent_handle",
+            "must match ^[a-z][a-z0-9_]{2,31}$",
+            "string_pattern_mismatch",
+        );
     }
-    for (field, value) in [("score_trust", input.score_trust), ("score_reputation", input.score_reputation)] {
+    for (field, value) in [
+        ("score_trust", input.score_trust),
+        ("score_reputation", input.score_reputation),
+    ] {
         if let Some(d) = value {
-            v.check(is_unit_interval(&d.0), field, "must be between 0 and 1", "range");
+            v.check(
+                is_unit_interval(&d.0),
+                field,
+                "must be between 0 and 1",
+                "range",
+            );
         }
     }
     if let Some(amount) = input.truth_certificate_amount_gbp {
-        v.check(amount.0 >= Decimal::ZERO, "truth_certificate_amount_gbp", "must not be negative", "range");
+        v.check(
+            amount.0 >= Decimal::ZERO,
+            "truth_certificate_amount_gbp",
+            "must not be negative",
+            "range",
+        );
     }
     v.into_result()?;
     let half = Decimal::new(5, 1);
     Ok(NewAgent {
         principal_id: input.principal_id,
         agent_type: input.agent_type,
-        agent_handle: input.agent_handle.unwrap_or_else(|| generate_handle(&input.display_name)),
+        agent_handle: input
+            .agent_handle
+            .unwrap_or_else(|| generate_handle(&input.display_name)),
         display_name: input.display_name.trim().to_string(),
         description: input.description,
         status: input.status.unwrap_or(AgentStatus::Active),
         score_trust: input.score_trust.map_or(half, |d| d.0),
         score_reputation: input.score_reputation.map_or(half, |d| d.0),
-        truth_certificate_amount_gbp: input.truth_certificate_amount_gbp.map_or(Decimal::ZERO, |d| d.0),
+        truth_certificate_amount_gbp: input
+            .truth_certificate_amount_gbp
+            .map_or(Decimal::ZERO, |d| d.0),
         capabilities: Value::Object(input.capabilities.unwrap_or_default()),
         metadata: Value::Object(input.metadata.unwrap_or_default()),
     })
 }
 
-pub async fn create(state: &AppState, _ctx: &Ctx, input: AgentCreate, loc: &[&str]) -> AppResult<Agent> {
+pub async fn create(
+    state: &AppState,
+    _ctx: &Ctx,
+    input: AgentCreate,
+    loc: &[&str],
+) -> AppResult<Agent> {
     let agent = validated(input, loc)?;
     let mut conn = state.pool.acquire().await?;
-    Ok(db::insert(&mut conn, agent).await.map_err(|e| AppError::from(e).under(loc))?)
+    db::insert(&mut conn, agent)
+        .await
+        .map_err(|e| AppError::from(e).under(loc))
 }
 
 /// Creates the agent and its first key in one transaction: no agent without a usable key.
-pub async fn register(state: &AppState, _ctx: &Ctx, input: AgentCreate, loc: &[&str]) -> AppResult<AgentRegistration> {
+pub async fn register(
+    state: &AppState,
+    _ctx: &Ctx,
+    input: AgentCreate,
+    loc: &[&str],
+) -> AppResult<AgentRegistration> {
     let agent = validated(input, loc)?;
     let mut tx = state.pool.begin().await?;
-    let agent = db::insert(&mut tx, agent).await.map_err(|e| AppError::from(e).under(loc))?;
+    let agent = db::insert(&mut tx, agent)
+        .await
+        .map_err(|e| AppError::from(e).under(loc))?;
     let ApiKeyCreated { api_key, key } =
         api_keys::insert_key(&mut tx, agent.id, scopes::default_scopes(), None).await?;
     tx.commit().await?;
-    Ok(AgentRegistration { agent, api_key, key })
+    Ok(AgentRegistration {
+        agent,
+        api_key,
+        key,
+    })
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Agent> {
-    db::get(&state.pool, id).await?.ok_or(AppError::NotFound("agent"))
+    db::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("agent"))
 }
 
 pub async fn me(state: &AppState, ctx: &Ctx) -> AppResult<Agent> {
@@ -112,24 +154,40 @@ pub async fn me(state: &AppState, ctx: &Ctx) -> AppResult<Agent> {
 
 /// Agents, newest first, as the GraphQL graph navigates them (every field is public via GET by id).
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>> {
-    Ok(Page::from_rows(db::list(&state.pool, &params).await?, &params))
+    Ok(Page::from_rows(
+        db::list(&state.pool, &params).await?,
+        &params,
+    ))
 }
 
 /// The REST list: public metadata only (no free-form metadata, no certificate totals).
 pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Vec<AgentPublic>> {
-    Ok(list(state, params).await?.items.into_iter().map(AgentPublic::from).collect())
+    Ok(list(state, params)
+        .await?
+        .items
+        .into_iter()
+        .map(AgentPublic::from)
+        .collect())
 }
 
-pub async fn list_by_principal(state: &AppState, principal_id: Uuid, params: ListParams) -> AppResult<Page<Agent>> {
-    Ok(Page::from_rows(db::list_by_principal(&state.pool, principal_id, &params).await?, &params))
+pub async fn list_by_principal(
+    state: &AppState,
+    principal_id: Uuid,
+    params: ListParams,
+) -> AppResult<Page<Agent>> {
+    Ok(Page::from_rows(
+        db::list_by_principal(&state.pool, principal_id, &params).await?,
+        &params,
+    ))
 }
 
 /// Operator action (CLI `admin set-agent-status`): a disabled agent's keys and tokens stop working
 /// on the very next request, because every authentication reads the agent's current status.
 pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppResult<Agent> {
-    db::set_status(&state.pool, id, status).await?.ok_or(AppError::NotFound("agent"))
+    db::set_status(&state.pool, id, status)
+        .await?
+        .ok_or(AppError::NotFound("agent"))
 }
-
 
 /// Batch read for loaders: one query for many ids.
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Agent>> {

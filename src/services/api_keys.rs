@@ -35,18 +35,37 @@ pub async fn list_mine(state: &AppState, ctx: &Ctx) -> AppResult<Vec<ApiKey>> {
     Ok(db::list_for_agent(&state.pool, actor.agent_id).await?)
 }
 
-pub async fn create_mine(state: &AppState, ctx: &Ctx, input: ApiKeyCreate, loc: &[&str]) -> AppResult<ApiKeyCreated> {
+pub async fn create_mine(
+    state: &AppState,
+    ctx: &Ctx,
+    input: ApiKeyCreate,
+    loc: &[&str],
+) -> AppResult<ApiKeyCreated> {
     let actor = ctx.require_actor()?;
     let requested = input.scopes.unwrap_or_else(scopes::default_scopes);
     let mut v = Violations::at(loc);
-    v.check(!requested.is_empty(), "scopes", "must name at least one scope", "too_short");
+    v.check(
+        !requested.is_empty(),
+        "scopes",
+        "must name at least one scope",
+        "too_short",
+    );
     for (i, scope) in requested.iter().enumerate() {
         if !scopes::ALL.contains(&scope.as_str()) {
-            v.push(&format!("scopes.{i}"), format!("unknown scope; known: {}", scopes::ALL.join(", ")), "enum");
+            v.push(
+                &format!("scopes.{i}"),
+                format!("unknown scope; known: {}", scopes::ALL.join(", ")),
+                "enum",
+            );
         }
     }
     if let Some(expiry) = input.expires_at_tstamp_utc {
-        v.check(expiry > Utc::now(), "expires_at_tstamp_utc", "must be in the future", "value_error");
+        v.check(
+            expiry > Utc::now(),
+            "expires_at_tstamp_utc",
+            "must be in the future",
+            "value_error",
+        );
     }
     v.into_result()?;
     // A key can never carry more power than the key that created it.
@@ -57,13 +76,23 @@ pub async fn create_mine(state: &AppState, ctx: &Ctx, input: ApiKeyCreate, loc: 
     scopes.sort();
     scopes.dedup();
     let mut conn = state.pool.acquire().await?;
-    insert_key(&mut conn, actor.agent_id, scopes, input.expires_at_tstamp_utc).await
+    insert_key(
+        &mut conn,
+        actor.agent_id,
+        scopes,
+        input.expires_at_tstamp_utc,
+    )
+    .await
 }
 
 /// Revokes one of the caller's keys. Another agent's key answers 404, exactly like a missing one.
 pub async fn revoke_mine(state: &AppState, ctx: &Ctx, key_id: Uuid) -> AppResult<()> {
     let actor = ctx.require_actor()?;
-    if db::revoke(&state.pool, actor.agent_id, key_id).await? { Ok(()) } else { Err(AppError::NotFound("api key")) }
+    if db::revoke(&state.pool, actor.agent_id, key_id).await? {
+        Ok(())
+    } else {
+        Err(AppError::NotFound("api key"))
+    }
 }
 
 pub(crate) async fn insert_key(
@@ -84,11 +113,17 @@ pub(crate) async fn insert_key(
         },
     )
     .await?;
-    Ok(ApiKeyCreated { api_key: generated.raw, key })
+    Ok(ApiKeyCreated {
+        api_key: generated.raw,
+        key,
+    })
 }
 
 /// Operator access (CLI `admin create-key`): a new `api_agent` holding a key with the admin scope.
-pub async fn issue_operator_key(state: &AppState, display_name: &str) -> AppResult<super::agents::AgentRegistration> {
+pub async fn issue_operator_key(
+    state: &AppState,
+    display_name: &str,
+) -> AppResult<super::agents::AgentRegistration> {
     let input = super::agents::AgentCreate {
         principal_id: None,
         agent_type: AgentType::ApiAgent,
@@ -102,7 +137,8 @@ pub async fn issue_operator_key(state: &AppState, display_name: &str) -> AppResu
         capabilities: None,
         metadata: None,
     };
-    let mut registration = super::agents::register(state, &Ctx::anonymous(), input, &["body"]).await?;
+    let mut registration =
+        super::agents::register(state, &Ctx::anonymous(), input, &["body"]).await?;
     let mut conn = state.pool.acquire().await?;
     let admin_scopes = vec![scopes::ADMIN.to_string(), scopes::ENTRIES_WRITE.to_string()];
     let created = insert_key(&mut conn, registration.agent.id, admin_scopes, None).await?;

@@ -13,7 +13,9 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
     if jwt::looks_like_jwt(credential) {
         let claims = state.jwt.verify(credential).ok_or(AppError::Unauthorized)?;
         let found = db::credential_by_key_id(&state.pool, claims.kid).await?;
-        let credential = usable(found).filter(|c| c.agent_id == claims.sub).ok_or(AppError::Unauthorized)?;
+        let credential = usable(found)
+            .filter(|c| c.agent_id == claims.sub)
+            .ok_or(AppError::Unauthorized)?;
         return Ok(Actor {
             agent_id: credential.agent_id,
             key_id: credential.key_id,
@@ -26,7 +28,9 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
     }
     let found = db::credential_by_hash(&state.pool, &api_key::hash(credential)).await?;
     let credential = usable(found).ok_or(AppError::Unauthorized)?;
-    let stale = credential.last_used_at_tstamp_utc.is_none_or(|t| t < Utc::now() - Duration::minutes(1));
+    let stale = credential
+        .last_used_at_tstamp_utc
+        .is_none_or(|t| t < Utc::now() - Duration::minutes(1));
     if stale {
         db::touch_last_used(&state.pool, credential.key_id).await?;
     }
@@ -39,5 +43,6 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
 }
 
 fn usable(found: Option<Credential>) -> Option<Credential> {
-    found.filter(|c| c.key_status == ApiKeyStatus::Active && c.agent_status != AgentStatus::Disabled)
+    found
+        .filter(|c| c.key_status == ApiKeyStatus::Active && c.agent_status != AgentStatus::Disabled)
 }

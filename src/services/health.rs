@@ -19,7 +19,9 @@ pub async fn ready(state: &AppState) -> AppResult<BTreeMap<String, String>> {
             ("database".to_string(), "ok".to_string()),
             ("migrations".to_string(), "ok".to_string()),
         ])),
-        Ok(n) => Err(AppError::NotReady(format!("{n} database migration(s) pending"))),
+        Ok(n) => Err(AppError::NotReady(format!(
+            "{n} database migration(s) pending"
+        ))),
         Err(_) => Err(AppError::NotReady("database unreachable".to_string())),
     }
 }

@@ -29,7 +29,12 @@ pub struct PrincipalCreate {
     pub metadata: Option<Map<String, Value>>,
 }
 
-pub async fn create(state: &AppState, _ctx: &Ctx, input: PrincipalCreate, loc: &[&str]) -> AppResult<Principal> {
+pub async fn create(
+    state: &AppState,
+    _ctx: &Ctx,
+    input: PrincipalCreate,
+    loc: &[&str],
+) -> AppResult<Principal> {
     let mut v = Violations::at(loc);
     v.check_len(Some(&input.display_name), "display_name", 1, 200);
     v.check_len(input.legal_name.as_deref(), "legal_name", 1, 300);
@@ -54,11 +59,16 @@ pub async fn create(state: &AppState, _ctx: &Ctx, input: PrincipalCreate, loc: &
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Principal> {
-    db::get(&state.pool, id).await?.ok_or(AppError::NotFound("principal"))
+    db::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("principal"))
 }
 
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Principal>> {
-    Ok(Page::from_rows(db::list(&state.pool, &params).await?, &params))
+    Ok(Page::from_rows(
+        db::list(&state.pool, &params).await?,
+        &params,
+    ))
 }
 
 /// Batch read for loaders: one query for many ids.

@@ -18,6 +18,13 @@ pub struct AccessToken {
 
 pub async fn create(state: &AppState, ctx: &Ctx) -> AppResult<AccessToken> {
     let actor = ctx.require_actor()?;
-    let token = state.jwt.issue(actor.agent_id, actor.key_id, actor.scopes.clone()).map_err(AppError::Internal)?;
-    Ok(AccessToken { access_token: token, token_type: "bearer".into(), expires_in: state.jwt.ttl_secs })
+    let token = state
+        .jwt
+        .issue(actor.agent_id, actor.key_id, actor.scopes.clone())
+        .map_err(AppError::Internal)?;
+    Ok(AccessToken {
+        access_token: token,
+        token_type: "bearer".into(),
+        expires_in: state.jwt.ttl_secs,
+    })
 }

@@ -1,0 +1,70 @@
+//! The dependency rule of docs/architecture.md, held by a test: nothing below `services` names a
+//! transport crate, and SQL stays in `db/` (and the search query builder).
+
+use std::path::Path;
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn files_under(layer: &str) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src")
+        .join(layer);
+    if dir.exists() {
+        rust_files(&dir, &mut files);
+    }
+    files
+}
+
+#[test]
+fn layers_below_services_do_not_name_transports() {
+    for layer in ["services", "db", "domain", "auth", "transform", "search"] {
+        for file in files_under(layer) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for forbidden in [
+                "axum",
+                "async_graphql",
+                "rmcp",
+                "crate::rest",
+                "crate::graphql",
+            ] {
+                assert!(
+                    !text.contains(forbidden),
+                    "{} names {forbidden}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sql_lives_in_the_database_layer() {
+    for layer in ["services", "rest", "graphql", "domain", "auth", "transform"] {
+        for file in files_under(layer) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for forbidden in [
+                "sqlx::query",
+                "SELECT ",
+                "INSERT INTO",
+                "UPDATE ",
+                "DELETE FROM",
+            ] {
+                assert!(
+                    !text.contains(forbidden),
+                    "{} contains {forbidden:?}",
+                    file.display()
+                );
+            }
+        }
+    }
+}

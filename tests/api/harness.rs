@@ -1,0 +1,284 @@
+//! Test harness: a real PostgreSQL + PostGIS, the real router, one fresh database per test.
+//!
+//! Without DATABASE_URL a throw-away cluster (fsync off) is started, or reused, under
+//! `target/tmp/pg`. Migrations run once into a template database named after the migrations'
+//! checksums; every test then gets `CREATE DATABASE ... TEMPLATE` (fast, fully isolated, parallel).
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use spacetime_records::config::Config;
+use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::state::AppState;
+use spacetime_records::{app, db};
+use sqlx::PgPool;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tower::ServiceExt;
+use uuid::Uuid;
+
+static ADMIN_URL: OnceLock<String> = OnceLock::new();
+static TEMPLATE: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+pub fn tmp_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+}
+
+/// URL of a database with the rights to create databases.
+fn admin_url() -> &'static str {
+    ADMIN_URL.get_or_init(|| {
+        if let Ok(url) = std::env::var("DATABASE_URL") {
+            return url;
+        }
+        // Several test processes may start at once: one starts the cluster, the others wait.
+        let lock = std::fs::File::create(tmp_dir().join("pg.lock")).expect("lock file");
+        lock.lock().expect("locking the test cluster");
+        let cluster =
+            EmbeddedCluster::ensure_running(&tmp_dir().join("pg"), None, Durability::ThrowAway)
+                .expect("starting the test PostgreSQL cluster (run .ci/setup first)");
+        cluster.url("postgres")
+    })
+}
+
+fn with_database(url: &str, database: &str) -> String {
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let server = base.rsplit_once('/').map_or(base, |(s, _)| s);
+    match query {
+        Some(q) => format!("{server}/{database}?{q}"),
+        None => format!("{server}/{database}"),
+    }
+}
+
+/// The migrated template database, built once per migration set (guarded by an advisory lock).
+async fn template() -> &'static str {
+    TEMPLATE
+        .get_or_init(|| async {
+            let checksum: String = db::MIGRATOR
+                .iter()
+                .flat_map(|m| m.checksum.iter().take(2))
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let name = format!("strs_tmpl_{}", &checksum[..checksum.len().min(40)]);
+            let admin = db::connect(admin_url(), 2)
+                .await
+                .expect("connecting to the test server");
+            sqlx::query("SELECT pg_advisory_lock(727272)")
+                .execute(&admin)
+                .await
+                .unwrap();
+            let exists: bool =
+                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+                    .bind(&name)
+                    .fetch_one(&admin)
+                    .await
+                    .unwrap();
+            if !exists {
+                let building = format!("{name}_build");
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {building}"))
+                    .execute(&admin)
+                    .await
+                    .unwrap();
+                sqlx::query(&format!("CREATE DATABASE {building}"))
+                    .execute(&admin)
+                    .await
+                    .unwrap();
+                let pool = db::connect(&with_database(admin_url(), &building), 2)
+                    .await
+                    .unwrap();
+                db::migrate(&pool)
+                    .await
+                    .expect("migrating the template database");
+                pool.close().await;
+                sqlx::query(&format!("ALTER DATABASE {building} RENAME TO {name}"))
+                    .execute(&admin)
+                    .await
+                    .unwrap();
+            }
+            drop_leftover_databases(&admin).await;
+            sqlx::query("SELECT pg_advisory_unlock(727272)")
+                .execute(&admin)
+                .await
+                .unwrap();
+            admin.close().await;
+            name
+        })
+        .await
+}
+
+/// Databases of earlier runs whose process is gone (their names carry the pid).
+async fn drop_leftover_databases(admin: &PgPool) {
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 't\\_%'")
+            .fetch_all(admin)
+            .await
+            .unwrap();
+    for name in names {
+        let pid: Option<i32> = name.split('_').nth(1).and_then(|p| p.parse().ok());
+        let alive = pid.is_some_and(|p| std::path::Path::new(&format!("/proc/{p}")).exists());
+        if !alive {
+            let _ = sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                .execute(admin)
+                .await;
+        }
+    }
+}
+
+pub struct TestApp {
+    pub router: Router,
+    pub state: AppState,
+}
+
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: axum::http::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl TestApp {
+    pub async fn new() -> TestApp {
+        TestApp::with_config(|_| {}).await
+    }
+
+    pub async fn with_config(adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let template = template().await;
+        let database = format!(
+            "t_{}_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst),
+            Uuid::new_v4().simple()
+        );
+        let admin = db::connect(admin_url(), 1).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {database} TEMPLATE {template}"))
+            .execute(&admin)
+            .await
+            .unwrap();
+        admin.close().await;
+        let data_dir = tmp_dir().join("data").join(&database);
+        let mut config = Config::for_data_dir(data_dir);
+        config.jwt_secret = Some("test-secret-test-secret-test-secret-0123".into());
+        config.db_max_connections = 5;
+        adjust(&mut config);
+        let state = app::build_state(config, &with_database(admin_url(), &database))
+            .await
+            .unwrap();
+        TestApp {
+            router: app::build_router(state.clone()),
+            state,
+        }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.state.pool
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> TestResponse {
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let text = String::from_utf8_lossy(&bytes).to_string();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        TestResponse {
+            status,
+            headers,
+            body,
+            text,
+        }
+    }
+
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        key: Option<&str>,
+    ) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            builder = builder.header(header::AUTHORIZATION, format!("Bearer {key}"));
+        }
+        let request = match body {
+            Some(body) => builder
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(body.to_string())),
+            None => builder.body(Body::empty()),
+        };
+        self.send(request.unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> TestResponse {
+        self.request("GET", path, None, None).await
+    }
+
+    pub async fn get_as(&self, path: &str, key: &str) -> TestResponse {
+        self.request("GET", path, None, Some(key)).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> TestResponse {
+        self.request("POST", path, Some(body), None).await
+    }
+
+    pub async fn post_as(&self, path: &str, body: Value, key: &str) -> TestResponse {
+        self.request("POST", path, Some(body), Some(key)).await
+    }
+
+    pub async fn graphql(&self, query: &str, variables: Value, key: Option<&str>) -> TestResponse {
+        self.request(
+            "POST",
+            "/graphql",
+            Some(json!({"query": query, "variables": variables})),
+            key,
+        )
+        .await
+    }
+
+    /// Registers an agent; returns (agent id, raw API key).
+    pub async fn register(&self, display_name: &str) -> (Uuid, String) {
+        let r = self
+            .post(
+                "/api/v1/agents/register",
+                json!({"agent_type": "api_agent", "display_name": display_name}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        (
+            r.body["agent"]["id"].as_str().unwrap().parse().unwrap(),
+            r.body["api_key"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// An operator key carrying the `admin` scope (what `admin create-key` prints).
+    pub async fn admin_key(&self) -> String {
+        let created =
+            spacetime_records::services::api_keys::issue_operator_key(&self.state, "Test Operator")
+                .await
+                .map_err(|e| e.public_message())
+                .unwrap();
+        created.api_key
+    }
+}
+
+/// The `loc` of each 422 detail item, as strings joined by dots.
+pub fn locs(body: &Value) -> Vec<String> {
+    body["detail"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a 422 body: {body}"))
+        .iter()
+        .map(|item| {
+            item["loc"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().map_or(p.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .collect()
+}

@@ -1,0 +1,91 @@
+use crate::harness::TestApp;
+use axum::http::StatusCode;
+use serde_json::json;
+
+async fn token_for(app: &TestApp, key: &str) -> String {
+    let r = app
+        .request("POST", "/api/v1/agents/me/tokens", None, Some(key))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["token_type"], "bearer");
+    assert_eq!(r.body["expires_in"], 900);
+    r.body["access_token"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn an_access_token_works_until_its_key_is_revoked() {
+    let app = TestApp::new().await;
+    let (id, key) = app.register("Tokened").await;
+    let created = app
+        .post_as("/api/v1/agents/me/api-keys", json!({}), &key)
+        .await;
+    let second_key = created.body["api_key"].as_str().unwrap();
+    let token = token_for(&app, second_key).await;
+    let me = app.get_as("/api/v1/agents/me", &token).await;
+    assert_eq!(me.status, StatusCode::OK);
+    assert_eq!(me.body["id"], id.to_string());
+    let key_id = created.body["key"]["id"].as_str().unwrap();
+    app.request(
+        "DELETE",
+        &format!("/api/v1/agents/me/api-keys/{key_id}"),
+        None,
+        Some(&key),
+    )
+    .await;
+    assert_eq!(
+        app.get_as("/api/v1/agents/me", &token).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn an_access_token_is_refused_once_its_agent_is_disabled() {
+    let app = TestApp::new().await;
+    let (id, key) = app.register("Token Disabled").await;
+    let token = token_for(&app, &key).await;
+    spacetime_records::services::agents::set_status(
+        &app.state,
+        id,
+        spacetime_records::domain::AgentStatus::Disabled,
+    )
+    .await
+    .map_err(|e| e.public_message())
+    .unwrap();
+    assert_eq!(
+        app.get_as("/api/v1/agents/me", &token).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn a_token_signed_with_another_secret_or_tampered_is_refused() {
+    let app = TestApp::new().await;
+    let (id, key) = app.register("Forger").await;
+    let token = token_for(&app, &key).await;
+    let other = spacetime_records::auth::jwt::JwtKeys::new(&[1u8; 32], 900);
+    let forged = other
+        .issue(id, uuid::Uuid::now_v7(), vec!["admin".into()])
+        .unwrap();
+    assert_eq!(
+        app.get_as("/api/v1/agents/me", &forged).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let mut tampered = token.clone();
+    tampered.pop();
+    tampered.push(if token.ends_with('A') { 'B' } else { 'A' });
+    assert_eq!(
+        app.get_as("/api/v1/agents/me", &tampered).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn tokens_need_a_credential() {
+    let app = TestApp::new().await;
+    assert_eq!(
+        app.request("POST", "/api/v1/agents/me/tokens", None, None)
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+}
