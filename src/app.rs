@@ -130,6 +130,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let bind = config.bind;
     let state = build_state(config, &url).await?;
     let pool = state.pool.clone();
+    let worker = state
+        .config
+        .transformer_worker
+        .then(|| crate::services::transformer::worker::spawn(state.clone()));
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("binding {bind}"))?;
@@ -137,6 +141,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     axum::serve(listener, build_router(state))
         .with_graceful_shutdown(shutdown_signal())
         .await?;
+    if let Some((stop, handle)) = worker {
+        let _ = stop.send(true);
+        let _ = handle.await;
+    }
     pool.close().await;
     if let Some(cluster) = cluster.filter(|c| c.started_here()) {
         tracing::info!("stopping the embedded PostgreSQL cluster");

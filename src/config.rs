@@ -40,6 +40,10 @@ pub struct Config {
     #[arg(long, env = "STRS_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     pub request_timeout_secs: u64,
 
+    /// Run the background transformer worker in this process.
+    #[arg(long, env = "STRS_TRANSFORMER_WORKER", default_value_t = true, action = clap::ArgAction::Set)]
+    pub transformer_worker: bool,
+
     /// Lifetime of access tokens issued by POST /api/v1/agents/me/tokens, in seconds.
     #[arg(long, env = "STRS_ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
     pub access_token_ttl_secs: u64,
@@ -58,6 +62,7 @@ impl Config {
             db_max_connections: 16,
             request_timeout_secs: 30,
             access_token_ttl_secs: 900,
+            transformer_worker: false,
         }
     }
 

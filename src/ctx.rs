@@ -1,5 +1,6 @@
 //! Who is calling. Built once per request by the transport and passed explicitly to services.
 
+use crate::domain::AgentStatus;
 use crate::error::{AppError, AppResult};
 use uuid::Uuid;
 
@@ -9,6 +10,7 @@ pub struct Actor {
     pub key_id: Uuid,
     pub principal_id: Option<Uuid>,
     pub scopes: Vec<String>,
+    pub agent_status: AgentStatus,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -24,6 +26,17 @@ impl Ctx {
 
     pub fn require_actor(&self) -> AppResult<&Actor> {
         self.actor.as_ref().ok_or(AppError::Unauthorized)
+    }
+
+    /// Publishing needs an active agent: a paused agent keeps its keys but cannot write.
+    pub fn require_active_writer(&self, scope: &str) -> AppResult<&Actor> {
+        let actor = self.require_scope(scope)?;
+        if actor.agent_status == AgentStatus::Paused {
+            return Err(AppError::Forbidden(
+                "this agent is paused and cannot publish".into(),
+            ));
+        }
+        Ok(actor)
     }
 
     pub fn require_scope(&self, scope: &str) -> AppResult<&Actor> {

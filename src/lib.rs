@@ -7,6 +7,8 @@
 //! - `domain`   enums of the spec, decimals, handles, paging, validation
 //! - `auth`     API key format and hashing, access tokens (no I/O)
 //! - `db`       all SQL, one file per table group; the embedded PostGIS cluster
+//! - `storage`  attachment bytes, content-addressed and synced before commit
+//! - `transform` pure, versioned rules: extraction, matching, merging, ranking
 //! - `services` every operation once; REST and GraphQL are adapters over these
 //! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
@@ -23,3 +25,5 @@ pub mod graphql;
 pub mod rest;
 pub mod services;
 pub mod state;
+pub mod storage;
+pub mod transform;

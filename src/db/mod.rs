@@ -1,9 +1,17 @@
 //! All SQL of the service lives below this module (plus the search query builder).
 pub mod agents;
 pub mod api_keys;
+pub mod canonical;
 pub mod cluster;
 pub mod constraints;
+pub mod contributions;
+pub mod entities;
+pub mod entries;
+pub mod listings;
 pub mod principals;
+pub mod ranker;
+pub mod requests;
+pub mod transformer_runs;
 
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
@@ -55,5 +63,31 @@ pub async fn ensure_database(admin_url: &str, name: &str) -> anyhow::Result<()> 
         .await?;
     }
     pool.close().await;
+    Ok(())
+}
+
+/// A listing or request near the evidence or sharing its source record or title.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct OfferCandidateRow {
+    pub id: uuid::Uuid,
+    pub distance_m: f64,
+    pub parent_id: Option<uuid::Uuid>,
+    pub title_key: Option<String>,
+    pub source_ref: Option<String>,
+}
+
+/// Serialises work on the same real-world identity across workers and processes. Keys are taken
+/// in ascending order, so two transactions can never wait on each other in a cycle.
+pub async fn advisory_xact_locks(
+    conn: &mut sqlx::PgConnection,
+    sorted_keys: &[i64],
+) -> Result<(), sqlx::Error> {
+    if sorted_keys.is_empty() {
+        return Ok(());
+    }
+    sqlx::query("SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k")
+        .bind(sorted_keys)
+        .execute(conn)
+        .await?;
     Ok(())
 }

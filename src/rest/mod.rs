@@ -2,10 +2,15 @@
 
 mod agents;
 mod api_keys;
+mod canonical;
+mod entries;
 mod error_response;
 pub mod extract;
 mod health;
+mod multipart;
 mod principals;
+mod processing;
+mod public;
 
 use crate::domain::ListParams;
 use crate::error::AppError;
@@ -89,4 +94,34 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(api_keys::list_keys, api_keys::create_key))
         .routes(routes!(api_keys::revoke_key))
         .routes(routes!(agents::get_agent))
+        .merge(entry_routes())
+        .routes(routes!(entries::get_entry))
+        .routes(routes!(entries::rubric_index))
+        .routes(routes!(entries::rubric))
+        .routes(routes!(entries::agent_guide))
+        .routes(routes!(entries::get_attachment))
+        .routes(routes!(canonical::list_entities))
+        .routes(routes!(canonical::get_entity))
+        .routes(routes!(canonical::list_listings))
+        .routes(routes!(canonical::get_listing))
+        .routes(routes!(canonical::list_requests))
+        .routes(routes!(canonical::get_request))
+        .routes(routes!(canonical::list_contributions))
+        .routes(routes!(processing::process_pending))
+        .routes(routes!(processing::process_entry))
+        .routes(routes!(processing::rank_entity))
+        .routes(routes!(processing::rank_all))
+        .routes(routes!(public::index))
+        .routes(routes!(public::catalogue))
+        .routes(routes!(public::agent_doc))
+        .routes(routes!(public::terms))
+}
+
+/// Entry creation accepts multipart uploads up to 25 MiB; its JSON bodies keep the global limit.
+fn entry_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(entries::create_entry, entries::list_entries))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::services::entries::MAX_MULTIPART_BYTES,
+        ))
 }

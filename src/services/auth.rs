@@ -21,6 +21,7 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
             key_id: credential.key_id,
             principal_id: credential.principal_id,
             scopes: claims.scopes,
+            agent_status: credential.agent_status,
         });
     }
     if !api_key::is_well_formed(credential) {
@@ -39,6 +40,7 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
         key_id: credential.key_id,
         principal_id: credential.principal_id,
         scopes: credential.scopes,
+        agent_status: credential.agent_status,
     })
 }
 

@@ -3,7 +3,12 @@
 pub mod agents;
 pub mod api_keys;
 pub mod auth;
+pub mod canonical;
+pub mod docs;
+pub mod entries;
 pub mod health;
 pub mod principals;
+pub mod ranker;
 pub mod tokens;
+pub mod transformer;
 mod validate;

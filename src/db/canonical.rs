@@ -1,0 +1,78 @@
+//! Operations shared by the three canonical tables. Table names come from the closed
+//! `CanonicalTable` enum, never from input text, so formatting them into SQL is safe.
+
+use crate::domain::CanonicalTable;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+pub fn table_name(table: CanonicalTable) -> &'static str {
+    match table {
+        CanonicalTable::Entities => "canonical.entities",
+        CanonicalTable::Listings => "canonical.listings",
+        CanonicalTable::Requests => "canonical.requests",
+    }
+}
+
+/// True when the record exists (targets of entries, notes and signals).
+pub async fn exists(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<bool, sqlx::Error> {
+    sqlx::query_scalar(&format!(
+        "SELECT EXISTS (SELECT 1 FROM {} WHERE id = $1)",
+        table_name(table)
+    ))
+    .bind(id)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn set_status(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+    status: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "UPDATE {} SET status = $2 WHERE id = $1",
+        table_name(table)
+    ))
+    .bind(id)
+    .bind(status)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn set_contact_agent(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+    agent_id: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "UPDATE {} SET contact_agent_id = $2 WHERE id = $1",
+        table_name(table)
+    ))
+    .bind(id)
+    .bind(agent_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Who may claim and withdraw: the record's contact agent and its creating agent.
+pub async fn ownership(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<Option<(Option<Uuid>, Option<Uuid>)>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT contact_agent_id, created_by_agent_id FROM {} WHERE id = $1 FOR UPDATE",
+        table_name(table)
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}

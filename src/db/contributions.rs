@@ -1,0 +1,126 @@
+//! canonical_link_contributions: which entry created, updated, matched or supported which record.
+
+use crate::domain::{CanonicalTable, LinkType, ListParams};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// One provenance link between an entry and a canonical record.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct LinkContribution {
+    pub id: Uuid,
+    pub source_space_time_entry_id: Uuid,
+    pub target_canonical_table: CanonicalTable,
+    pub target_canonical_id: Uuid,
+    pub link_type: LinkType,
+    pub contribution_weight: Decimal,
+    pub information_power: Option<Decimal>,
+    pub score_confidence: Decimal,
+    pub transformer_name: String,
+    pub transformer_version: Option<String>,
+    pub transformer_run_id: Uuid,
+    pub reason: Option<String>,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+}
+
+pub struct NewContribution<'a> {
+    pub entry_id: Uuid,
+    pub table: CanonicalTable,
+    pub target_id: Uuid,
+    pub link_type: LinkType,
+    pub weight: Decimal,
+    pub information_power: Decimal,
+    pub confidence: Decimal,
+    pub transformer_name: &'a str,
+    pub transformer_version: &'a str,
+    pub run_id: Uuid,
+    pub reason: &'a str,
+    pub metadata: Value,
+}
+
+const COLUMNS: &str = "id, source_space_time_entry_id, target_canonical_table, target_canonical_id, link_type, \
+    contribution_weight, information_power, score_confidence, transformer_name, transformer_version, \
+    transformer_run_id, reason, metadata, created_at_tstamp_utc";
+
+pub async fn insert(conn: &mut PgConnection, c: &NewContribution<'_>) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO canonical_link_contributions (id, source_space_time_entry_id, target_canonical_table,
+             target_canonical_id, link_type, contribution_weight, information_power, score_confidence,
+             transformer_name, transformer_version, transformer_run_id, reason, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+    )
+    .bind(Uuid::now_v7())
+    .bind(c.entry_id)
+    .bind(c.table)
+    .bind(c.target_id)
+    .bind(c.link_type)
+    .bind(c.weight)
+    .bind(c.information_power)
+    .bind(c.confidence)
+    .bind(c.transformer_name)
+    .bind(c.transformer_version)
+    .bind(c.run_id)
+    .bind(c.reason)
+    .bind(&c.metadata)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ContributionFilter {
+    pub target_canonical_table: Option<CanonicalTable>,
+    pub target_canonical_id: Option<Uuid>,
+    pub space_time_entry_id: Option<Uuid>,
+}
+
+pub async fn list(
+    pool: &PgPool,
+    f: &ContributionFilter,
+    params: &ListParams,
+) -> Result<Vec<LinkContribution>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical_link_contributions
+         WHERE ($1::text IS NULL OR target_canonical_table = $1) AND ($2::uuid IS NULL OR target_canonical_id = $2)
+           AND ($3::uuid IS NULL OR source_space_time_entry_id = $3) AND ($4::uuid IS NULL OR id < $4)
+         ORDER BY id DESC LIMIT $5"
+    ))
+    .bind(f.target_canonical_table)
+    .bind(f.target_canonical_id)
+    .bind(f.space_time_entry_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// All contributions to any of `targets` (loader batch), oldest first.
+pub async fn for_targets(
+    pool: &PgPool,
+    targets: &[Uuid],
+) -> Result<Vec<LinkContribution>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical_link_contributions WHERE target_canonical_id = ANY($1) ORDER BY id"
+    ))
+    .bind(targets)
+    .fetch_all(pool)
+    .await
+}
+
+/// All contributions made by any of `entries` (loader batch), oldest first.
+pub async fn for_entries(
+    pool: &PgPool,
+    entries: &[Uuid],
+) -> Result<Vec<LinkContribution>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical_link_contributions WHERE source_space_time_entry_id = ANY($1) ORDER BY id"
+    ))
+    .bind(entries)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,283 @@
+//! canonical.entities: businesses, suppliers, places, organisations, people, facilities, assets.
+
+use crate::domain::ListParams;
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// A link of a canonical record.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct LinkUrl {
+    pub url: String,
+    pub label: Option<String>,
+    pub description: Option<String>,
+}
+
+/// A canonical entity: the service's current truth about one business, place or organisation.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct Entity {
+    pub id: Uuid,
+    pub entity_type: String,
+    pub display_name: String,
+    pub legal_name: Option<String>,
+    pub description: Option<String>,
+    pub website_url: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address_text: Option<String>,
+    pub city: Option<String>,
+    pub country_code: Option<String>,
+    pub categories: Vec<String>,
+    pub tags: Vec<String>,
+    #[schema(value_type = Vec<LinkUrl>)]
+    pub link_urls: Json<Vec<LinkUrl>>,
+    pub contact_agent_id: Option<Uuid>,
+    pub location_lat: f64,
+    pub location_lng: f64,
+    pub status: String,
+    pub score_data_richness: Decimal,
+    pub score_agent_reputation: Option<Decimal>,
+    pub score_signal: Option<Decimal>,
+    pub score_confidence: Decimal,
+    #[schema(value_type = Object)]
+    pub context_l0_routing: Value,
+    #[schema(value_type = Object)]
+    pub context_l1_common: Value,
+    #[schema(value_type = Object)]
+    pub context_l2_specific: Value,
+    pub context_l2_available_features: Vec<String>,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// Everything the transformer writes; identity keys and per-field evidence travel with the content.
+#[derive(Debug, Clone)]
+pub struct EntityWrite {
+    pub entity_type: String,
+    pub display_name: String,
+    pub legal_name: Option<String>,
+    pub description: Option<String>,
+    pub website_url: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub address_text: Option<String>,
+    pub city: Option<String>,
+    pub country_code: Option<String>,
+    pub categories: Vec<String>,
+    pub tags: Vec<String>,
+    pub link_urls: Value,
+    pub contact_agent_id: Option<Uuid>,
+    pub location_lat: f64,
+    pub location_lng: f64,
+    pub status: String,
+    pub context_l0_routing: Value,
+    pub context_l1_common: Value,
+    pub context_l2_specific: Value,
+    pub context_l2_available_features: Vec<String>,
+    pub source_ref: Option<String>,
+    pub website_key: Option<String>,
+    pub phone_key: Option<String>,
+    pub name_key: String,
+    pub field_evidence: Value,
+}
+
+/// An entity near the evidence or sharing one of its identity keys.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct EntityCandidate {
+    pub id: Uuid,
+    pub distance_m: f64,
+    pub name_key: Option<String>,
+    pub website_key: Option<String>,
+    pub phone_key: Option<String>,
+    pub source_ref: Option<String>,
+}
+
+pub const COLUMNS: &str = "id, entity_type, display_name, legal_name, description, website_url, email, phone, \
+    address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat, location_lng, \
+    status, score_data_richness, score_agent_reputation, score_signal, score_confidence, context_l0_routing, \
+    context_l1_common, context_l2_specific, context_l2_available_features, created_at_tstamp_utc, \
+    updated_at_tstamp_utc";
+
+/// Works on the pool or inside a transaction.
+pub async fn get<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    id: Uuid,
+) -> Result<Option<Entity>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical.entities WHERE id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(executor)
+    .await
+}
+
+pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Entity>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical.entities WHERE id = ANY($1)"
+    ))
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    status: Option<&str>,
+    params: &ListParams,
+) -> Result<Vec<Entity>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical.entities
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
+    ))
+    .bind(status)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// A record locked for the rest of the transaction, with what merging needs beyond its public fields.
+pub struct Locked<T> {
+    pub record: T,
+    pub field_evidence: Value,
+    pub created_by_agent_id: Option<Uuid>,
+}
+
+pub async fn get_for_update(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<Locked<Entity>>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        #[sqlx(flatten)]
+        entity: Entity,
+        field_evidence: Value,
+        created_by_agent_id: Option<Uuid>,
+    }
+    let row: Option<Row> = sqlx::query_as(&format!(
+        "SELECT {COLUMNS}, field_evidence, created_by_agent_id FROM canonical.entities WHERE id = $1 FOR UPDATE"
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.map(|r| Locked {
+        record: r.entity,
+        field_evidence: r.field_evidence,
+        created_by_agent_id: r.created_by_agent_id,
+    }))
+}
+
+pub struct CandidateQuery<'a> {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub radius_m: f64,
+    pub name_key: &'a str,
+    pub website_key: Option<&'a str>,
+    pub phone_key: Option<&'a str>,
+    pub source_ref: Option<&'a str>,
+}
+
+/// Nearby entities (GiST, nearest first) plus any entity sharing an identity key (btree).
+pub async fn candidates(
+    conn: &mut PgConnection,
+    q: &CandidateQuery<'_>,
+) -> Result<Vec<EntityCandidate>, sqlx::Error> {
+    sqlx::query_as(
+        "WITH point AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS g)
+         SELECT id, ST_Distance(location, (SELECT g FROM point)) AS distance_m, name_key, website_key, phone_key, source_ref
+         FROM (
+             (SELECT id FROM canonical.entities WHERE status <> 'withdrawn'
+                AND ST_DWithin(location, (SELECT g FROM point), $3)
+              ORDER BY location <-> (SELECT g FROM point) LIMIT 50)
+             UNION
+             (SELECT id FROM canonical.entities WHERE status <> 'withdrawn'
+                AND (name_key = $4 OR website_key = $5 OR phone_key = $6 OR source_ref = $7) LIMIT 50)
+         ) found JOIN canonical.entities USING (id)",
+    )
+    .bind(q.latitude)
+    .bind(q.longitude)
+    .bind(q.radius_m)
+    .bind(q.name_key)
+    .bind(q.website_key)
+    .bind(q.phone_key)
+    .bind(q.source_ref)
+    .fetch_all(conn)
+    .await
+}
+
+pub async fn insert(
+    conn: &mut PgConnection,
+    id: Uuid,
+    w: &EntityWrite,
+    created_by: Uuid,
+) -> Result<(), sqlx::Error> {
+    let query = sqlx::query(
+        "INSERT INTO canonical.entities (entity_type, display_name, legal_name, description, website_url, email,
+             phone, address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat,
+             location_lng, status, context_l0_routing, context_l1_common, context_l2_specific,
+             context_l2_available_features, source_ref, website_key, phone_key, name_key, field_evidence, id,
+             created_by_agent_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+             $23, $24, $25, $26, $27, $28)",
+    );
+    bind_write(query, w)
+        .bind(id)
+        .bind(created_by)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn update(conn: &mut PgConnection, id: Uuid, w: &EntityWrite) -> Result<(), sqlx::Error> {
+    let query = sqlx::query(
+        "UPDATE canonical.entities SET entity_type = $1, display_name = $2, legal_name = $3, description = $4,
+             website_url = $5, email = $6, phone = $7, address_text = $8, city = $9, country_code = $10,
+             categories = $11, tags = $12, link_urls = $13, contact_agent_id = $14, location_lat = $15,
+             location_lng = $16, status = $17, context_l0_routing = $18, context_l1_common = $19,
+             context_l2_specific = $20, context_l2_available_features = $21, source_ref = $22, website_key = $23,
+             phone_key = $24, name_key = $25, field_evidence = $26
+         WHERE id = $27",
+    );
+    bind_write(query, w).bind(id).execute(conn).await?;
+    Ok(())
+}
+
+type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+/// Binds $1..$26 in the column order shared by insert and update.
+fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
+    query
+        .bind(&w.entity_type)
+        .bind(&w.display_name)
+        .bind(&w.legal_name)
+        .bind(&w.description)
+        .bind(&w.website_url)
+        .bind(&w.email)
+        .bind(&w.phone)
+        .bind(&w.address_text)
+        .bind(&w.city)
+        .bind(&w.country_code)
+        .bind(&w.categories)
+        .bind(&w.tags)
+        .bind(&w.link_urls)
+        .bind(w.contact_agent_id)
+        .bind(w.location_lat)
+        .bind(w.location_lng)
+        .bind(&w.status)
+        .bind(&w.source_ref)
+        .bind(&w.website_key)
+        .bind(&w.phone_key)
+        .bind(&w.name_key)
+        .bind(&w.field_evidence)
+}
+
+pub async fn source_ref(conn: &mut PgConnection, id: Uuid) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT source_ref FROM canonical.entities WHERE id = $1")
+        .bind(id)
+        .fetch_one(conn)
+        .await
+}

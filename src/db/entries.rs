@@ -1,0 +1,285 @@
+//! space_time_entries and their attachments; the transformer's claim and outcome queries.
+
+use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType, ListParams};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::types::Json;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// A stored attachment: evidence only, never read by the transformer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
+pub struct Attachment {
+    /// Opaque resource URI of the stored bytes.
+    pub uri: String,
+    /// Where the bytes can be downloaded.
+    pub download_url: String,
+    pub media_type: String,
+    pub size_bytes: i64,
+    /// Hex SHA-256 of the bytes (the storage is content-addressed).
+    pub sha256: String,
+    pub filename: Option<String>,
+}
+
+/// A space-time entry: one real-world record as published by one agent, and what the service made of it.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct SpaceTimeEntry {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    pub entry_type: EntryType,
+    pub entry_subtype: Option<String>,
+    pub entry_intent: EntryIntent,
+    pub status: EntryStatus,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub source_type: Option<String>,
+    pub source_ref: Option<String>,
+    pub target_canonical_table: Option<CanonicalTable>,
+    pub target_canonical_id: Option<Uuid>,
+    pub geohash: Option<String>,
+    pub location_text: Option<String>,
+    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
+    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
+    pub idempotency_key: Option<String>,
+    #[schema(value_type = Object)]
+    pub context: Value,
+    pub score_confidence: Decimal,
+    #[schema(value_type = Vec<Attachment>)]
+    pub attachments: Json<Vec<Attachment>>,
+    /// The canonical record this entry created, updated, matched or supported.
+    pub canonical_table: Option<CanonicalTable>,
+    pub canonical_id: Option<Uuid>,
+    pub link_type: Option<LinkType>,
+    /// Why the transformer decided what it did.
+    pub processing_reason: Option<String>,
+    /// Set when processing failed.
+    pub processing_error: Option<String>,
+    pub transformer_run_id: Option<Uuid>,
+    pub processed_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+pub struct NewEntry {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    pub entry_type: EntryType,
+    pub entry_subtype: Option<String>,
+    pub entry_intent: EntryIntent,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub observed_at: Option<DateTime<Utc>>,
+    pub source_type: Option<String>,
+    pub source_ref: Option<String>,
+    pub target_canonical_table: Option<CanonicalTable>,
+    pub target_canonical_id: Option<Uuid>,
+    pub geohash: String,
+    pub location_text: Option<String>,
+    pub valid_from: Option<DateTime<Utc>>,
+    pub valid_to: Option<DateTime<Utc>>,
+    pub idempotency_key: Option<String>,
+    pub context: Value,
+    pub score_confidence: Decimal,
+}
+
+pub const COLUMNS: &str = "e.id, e.agent_id, e.entry_type, e.entry_subtype, e.entry_intent, e.status, e.latitude, \
+    e.longitude, e.observed_at_tstamp_utc, e.source_type, e.source_ref, e.target_canonical_table, \
+    e.target_canonical_id, e.geohash, e.location_text, e.valid_from_tstamp_utc, e.valid_to_tstamp_utc, \
+    e.idempotency_key, e.context, e.score_confidence, \
+    coalesce((SELECT jsonb_agg(jsonb_build_object('uri', a.uri, 'download_url', '/api/v1/attachments/' || a.sha256, \
+        'media_type', a.media_type, 'size_bytes', a.size_bytes, 'sha256', a.sha256, 'filename', a.filename) \
+        ORDER BY a.position) FROM space_time_entry_attachments a WHERE a.space_time_entry_id = e.id), '[]') AS attachments, \
+    e.canonical_table, e.canonical_id, e.link_type, e.processing_reason, e.processing_error, e.transformer_run_id, \
+    e.processed_at_tstamp_utc, e.created_at_tstamp_utc, e.updated_at_tstamp_utc";
+
+/// Inserts unless this agent already used the idempotency key; `None` means it did.
+pub async fn insert(conn: &mut PgConnection, e: &NewEntry) -> Result<bool, sqlx::Error> {
+    let row = sqlx::query(
+        "INSERT INTO space_time_entries (id, agent_id, entry_type, entry_subtype, entry_intent, latitude, longitude,
+             observed_at_tstamp_utc, source_type, source_ref, target_canonical_table, target_canonical_id, geohash,
+             location_text, valid_from_tstamp_utc, valid_to_tstamp_utc, idempotency_key, context, score_confidence)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+         ON CONFLICT ON CONSTRAINT space_time_entries_agent_id_idempotency_key_key DO NOTHING
+         RETURNING id",
+    )
+    .bind(e.id)
+    .bind(e.agent_id)
+    .bind(e.entry_type)
+    .bind(&e.entry_subtype)
+    .bind(e.entry_intent)
+    .bind(e.latitude)
+    .bind(e.longitude)
+    .bind(e.observed_at)
+    .bind(&e.source_type)
+    .bind(&e.source_ref)
+    .bind(e.target_canonical_table)
+    .bind(e.target_canonical_id)
+    .bind(&e.geohash)
+    .bind(&e.location_text)
+    .bind(e.valid_from)
+    .bind(e.valid_to)
+    .bind(&e.idempotency_key)
+    .bind(&e.context)
+    .bind(e.score_confidence)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.is_some())
+}
+
+pub async fn insert_attachment(
+    conn: &mut PgConnection,
+    entry_id: Uuid,
+    position: i32,
+    a: &Attachment,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO space_time_entry_attachments (id, space_time_entry_id, position, uri, media_type, size_bytes,
+             sha256, filename) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(Uuid::now_v7())
+    .bind(entry_id)
+    .bind(position)
+    .bind(&a.uri)
+    .bind(&a.media_type)
+    .bind(a.size_bytes)
+    .bind(&a.sha256)
+    .bind(&a.filename)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Wakes the transformer workers of every server process sharing the database.
+pub async fn notify_pending(conn: &mut PgConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("SELECT pg_notify('space_time_entries_pending', '')")
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn existing_id_for_key(
+    pool: &PgPool,
+    agent_id: Uuid,
+    idempotency_key: &str,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT id FROM space_time_entries WHERE agent_id = $1 AND idempotency_key = $2",
+    )
+    .bind(agent_id)
+    .bind(idempotency_key)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM space_time_entries e WHERE e.id = $1"
+    ))
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM space_time_entries e WHERE e.id = ANY($1)"
+    ))
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    status: Option<EntryStatus>,
+    agent_id: Option<Uuid>,
+    params: &ListParams,
+) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM space_time_entries e
+         WHERE ($1::text IS NULL OR e.status = $1) AND ($2::uuid IS NULL OR e.agent_id = $2)
+           AND ($3::uuid IS NULL OR e.id < $3)
+         ORDER BY e.id DESC LIMIT $4"
+    ))
+    .bind(status)
+    .bind(agent_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// Claims up to `limit` pending entries for this transaction; other workers skip them.
+pub async fn claim_pending(
+    conn: &mut PgConnection,
+    limit: i64,
+) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM space_time_entries e WHERE e.status = 'pending'
+         ORDER BY e.id LIMIT $1 FOR UPDATE OF e SKIP LOCKED"
+    ))
+    .bind(limit)
+    .fetch_all(conn)
+    .await
+}
+
+/// Locks one entry for processing, waiting for a worker that holds it (so the outcome is final).
+pub async fn lock_one(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM space_time_entries e WHERE e.id = $1 FOR UPDATE OF e"
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+pub struct Outcome<'a> {
+    pub status: EntryStatus,
+    pub canonical_table: Option<CanonicalTable>,
+    pub canonical_id: Option<Uuid>,
+    pub link_type: Option<LinkType>,
+    pub reason: Option<&'a str>,
+    pub error: Option<&'a str>,
+    pub run_id: Uuid,
+}
+
+pub async fn record_outcome(
+    conn: &mut PgConnection,
+    id: Uuid,
+    o: &Outcome<'_>,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE space_time_entries SET status = $2, canonical_table = $3, canonical_id = $4, link_type = $5,
+             processing_reason = $6, processing_error = $7, transformer_run_id = $8, processed_at_tstamp_utc = now()
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(o.status)
+    .bind(o.canonical_table)
+    .bind(o.canonical_id)
+    .bind(o.link_type)
+    .bind(o.reason)
+    .bind(o.error)
+    .bind(o.run_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn attachment_media_type(
+    pool: &PgPool,
+    sha256: &str,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT media_type FROM space_time_entry_attachments WHERE sha256 = $1 LIMIT 1",
+    )
+    .bind(sha256)
+    .fetch_optional(pool)
+    .await
+}

@@ -1,0 +1,128 @@
+//! /api/v1/entities, /api/v1/listings, /api/v1/requests, /api/v1/canonical-link-contributions
+
+use super::extract::{UuidPath, ValidQuery};
+use super::{ErrorBody, ValidationErrorBody};
+use crate::db::contributions::{ContributionFilter, LinkContribution};
+use crate::db::entities::Entity;
+use crate::db::listings::Listing;
+use crate::db::requests::CanonicalRequest;
+use crate::domain::{CanonicalTable, ListParams};
+use crate::error::AppError;
+use crate::services::canonical;
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use uuid::Uuid;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StatusQuery {
+    /// e.g. active, review_required, archived, withdrawn.
+    pub status: Option<String>,
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
+
+impl StatusQuery {
+    fn params(&self) -> Result<ListParams, AppError> {
+        ListParams::new(self.limit, None, &["query", "limit"])
+    }
+}
+
+const STATUS_LOC: &[&str] = &["query", "status"];
+
+#[utoipa::path(get, path = "/api/v1/entities", tag = "canonical", params(StatusQuery),
+    responses((status = 200, body = Vec<Entity>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_entities(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<StatusQuery>,
+) -> Result<Json<Vec<Entity>>, AppError> {
+    Ok(Json(
+        canonical::entities(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
+            .await?
+            .items,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/v1/entities/{entity_id}", tag = "canonical", params(("entity_id" = Uuid, Path)),
+    responses((status = 200, body = Entity), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn get_entity(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<Entity>, AppError> {
+    canonical::entity(&state, id).await.map(Json)
+}
+
+#[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery),
+    responses((status = 200, body = Vec<Listing>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_listings(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<StatusQuery>,
+) -> Result<Json<Vec<Listing>>, AppError> {
+    Ok(Json(
+        canonical::listings(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
+            .await?
+            .items,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/v1/listings/{listing_id}", tag = "canonical", params(("listing_id" = Uuid, Path)),
+    responses((status = 200, body = Listing), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn get_listing(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<Listing>, AppError> {
+    canonical::listing(&state, id).await.map(Json)
+}
+
+#[utoipa::path(get, path = "/api/v1/requests", tag = "canonical", params(StatusQuery),
+    responses((status = 200, body = Vec<CanonicalRequest>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_requests(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<StatusQuery>,
+) -> Result<Json<Vec<CanonicalRequest>>, AppError> {
+    Ok(Json(
+        canonical::requests(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
+            .await?
+            .items,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/v1/requests/{request_id}", tag = "canonical", params(("request_id" = Uuid, Path)),
+    responses((status = 200, body = CanonicalRequest), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn get_request(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<CanonicalRequest>, AppError> {
+    canonical::request(&state, id).await.map(Json)
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ContributionQuery {
+    pub target_canonical_table: Option<CanonicalTable>,
+    pub target_canonical_id: Option<Uuid>,
+    pub space_time_entry_id: Option<Uuid>,
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
+
+#[utoipa::path(get, path = "/api/v1/canonical-link-contributions", tag = "canonical", params(ContributionQuery),
+    responses((status = 200, body = Vec<LinkContribution>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_contributions(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<ContributionQuery>,
+) -> Result<Json<Vec<LinkContribution>>, AppError> {
+    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    let filter = ContributionFilter {
+        target_canonical_table: q.target_canonical_table,
+        target_canonical_id: q.target_canonical_id,
+        space_time_entry_id: q.space_time_entry_id,
+    };
+    Ok(Json(
+        canonical::contributions(&state, filter, params)
+            .await?
+            .items,
+    ))
+}

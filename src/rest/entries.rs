@@ -1,0 +1,128 @@
+//! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
+
+use super::extract::{Auth, UuidPath, ValidQuery, parse_json, read_body};
+use super::{Created, ErrorBody, ValidationErrorBody, multipart};
+use crate::db::entries::SpaceTimeEntry;
+use crate::domain::{EntryStatus, ListParams};
+use crate::error::AppError;
+use crate::services::docs::{self, ContextRubric, ContextRubricIndex};
+use crate::services::entries::{self, EntryCreate};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::{Path, Request, State};
+use axum::http::header;
+use axum::response::IntoResponse;
+use serde::Deserialize;
+
+/// The multipart alternative: `entry` holds the JSON create object, `attachments` the files.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct EntryMultipart {
+    /// The JSON-encoded create object.
+    entry: String,
+    /// PDF, PNG, JPEG, WebP, GIF or plain text; 10 MiB a file, 16 files, 25 MiB a request.
+    #[schema(value_type = Vec<String>, format = Binary)]
+    attachments: Vec<Vec<u8>>,
+}
+
+#[utoipa::path(post, path = "/api/v1/space-time-entries", tag = "space-time-entries", security(("bearer" = [])),
+    request_body(content(
+        (EntryCreate = "application/json"),
+        (EntryMultipart = "multipart/form-data"))),
+    responses((status = 201, body = SpaceTimeEntry), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+              (status = 409, description = "idempotency_key already used; body carries existing_id", body = ErrorBody),
+              (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn create_entry(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    req: Request,
+) -> Result<Created<SpaceTimeEntry>, AppError> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let (input, uploads) = if content_type.starts_with("multipart/form-data") {
+        multipart::entry_with_attachments(req, &state).await?
+    } else {
+        let (headers, bytes) = read_body(req, &state).await?;
+        super::extract::require_json(&headers)?;
+        if bytes.len() > state.config.max_body_bytes {
+            return Err(AppError::PayloadTooLarge {
+                limit_bytes: state.config.max_body_bytes,
+            });
+        }
+        (parse_json::<EntryCreate>(&bytes)?, Vec::new())
+    };
+    entries::create(&state, &ctx, input, uploads, &["body"])
+        .await
+        .map(Created)
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EntryListQuery {
+    pub status: Option<EntryStatus>,
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
+
+#[utoipa::path(get, path = "/api/v1/space-time-entries", tag = "space-time-entries", params(EntryListQuery),
+    responses((status = 200, body = Vec<SpaceTimeEntry>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_entries(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<EntryListQuery>,
+) -> Result<Json<Vec<SpaceTimeEntry>>, AppError> {
+    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    Ok(Json(
+        entries::list(&state, q.status, None, params).await?.items,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/v1/space-time-entries/{entry_id}", tag = "space-time-entries",
+    params(("entry_id" = uuid::Uuid, Path)),
+    responses((status = 200, body = SpaceTimeEntry), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn get_entry(
+    State(state): State<AppState>,
+    UuidPath(id): UuidPath,
+) -> Result<Json<SpaceTimeEntry>, AppError> {
+    entries::get(&state, id).await.map(Json)
+}
+
+#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics", tag = "space-time-entries",
+    responses((status = 200, body = ContextRubricIndex)))]
+pub async fn rubric_index() -> Json<ContextRubricIndex> {
+    Json(docs::rubric_index())
+}
+
+#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}", tag = "space-time-entries",
+    params(("entry_type" = String, Path, description = "entity, listing or request")),
+    responses((status = 200, body = ContextRubric), (status = 422, body = ValidationErrorBody)))]
+pub async fn rubric(Path(entry_type): Path<String>) -> Result<Json<ContextRubric>, AppError> {
+    docs::rubric(&entry_type, &["path", "entry_type"]).map(Json)
+}
+
+#[utoipa::path(get, path = "/api/v1/space-time-entries/agent-guide", tag = "space-time-entries",
+    responses((status = 200, description = "The ingestion guide (Markdown)", content_type = "text/plain")))]
+pub async fn agent_guide() -> Result<impl IntoResponse, AppError> {
+    let text = docs::agent_doc("agent_ingestion")?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text))
+}
+
+#[utoipa::path(get, path = "/api/v1/attachments/{sha256}", tag = "space-time-entries",
+    params(("sha256" = String, Path, description = "hex SHA-256 from an entry's attachments")),
+    responses((status = 200, description = "The stored bytes, with their media type"), (status = 404, body = ErrorBody)))]
+pub async fn get_attachment(
+    State(state): State<AppState>,
+    Path(sha256): Path<String>,
+) -> Result<impl IntoResponse, AppError> {
+    let (media_type, bytes) = entries::attachment(&state, &sha256).await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, media_type),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
+        ],
+        bytes,
+    ))
+}

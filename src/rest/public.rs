@@ -1,0 +1,39 @@
+//! /api/v1/public: the Markdown index, agent docs and terms.
+
+use super::ErrorBody;
+use crate::error::AppError;
+use crate::services::docs;
+use axum::Json;
+use axum::extract::Path;
+use axum::http::header;
+use axum::response::IntoResponse;
+use std::collections::BTreeMap;
+
+fn markdown(text: String) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text)
+}
+
+#[utoipa::path(get, path = "/api/v1/public", tag = "public",
+    responses((status = 200, description = "Markdown index", content_type = "text/plain")))]
+pub async fn index() -> Result<impl IntoResponse, AppError> {
+    docs::public_index().map(markdown)
+}
+
+#[utoipa::path(get, path = "/api/v1/public/agent-docs", tag = "public",
+    responses((status = 200, description = "Document slugs and hrefs", body = BTreeMap<String, Vec<BTreeMap<String, String>>>)))]
+pub async fn catalogue() -> Json<BTreeMap<String, Vec<BTreeMap<String, String>>>> {
+    Json(docs::catalogue())
+}
+
+#[utoipa::path(get, path = "/api/v1/public/agent-docs/{doc_slug}", tag = "public", params(("doc_slug" = String, Path)),
+    responses((status = 200, description = "Markdown", content_type = "text/plain"), (status = 404, body = ErrorBody)))]
+pub async fn agent_doc(Path(slug): Path<String>) -> Result<impl IntoResponse, AppError> {
+    docs::agent_doc(&slug).map(markdown)
+}
+
+#[utoipa::path(get, path = "/api/v1/public/terms-and-conditions/{doc_slug}", tag = "public",
+    params(("doc_slug" = String, Path)),
+    responses((status = 200, description = "Markdown", content_type = "text/plain"), (status = 404, body = ErrorBody)))]
+pub async fn terms(Path(slug): Path<String>) -> Result<impl IntoResponse, AppError> {
+    docs::terms(&slug).map(markdown)
+}

@@ -1,0 +1,128 @@
+//! Canonical records and their provenance: read and list.
+
+use crate::db::contributions::{self, ContributionFilter, LinkContribution};
+use crate::db::entities::{self, Entity};
+use crate::db::listings::{self, Listing};
+use crate::db::requests::{self, CanonicalRequest};
+use crate::domain::{ListParams, Page};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use uuid::Uuid;
+
+const MAX_STATUS_LEN: usize = 50;
+
+fn status_filter<'a>(status: Option<&'a str>, loc: &[&str]) -> AppResult<Option<&'a str>> {
+    match status {
+        Some(s) if s.is_empty() || s.len() > MAX_STATUS_LEN => Err(AppError::invalid(
+            loc,
+            "must be 1 to 50 characters",
+            "string_length",
+        )),
+        other => Ok(other),
+    }
+}
+
+pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
+    entities::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("entity"))
+}
+
+pub async fn entities(
+    state: &AppState,
+    status: Option<&str>,
+    params: ListParams,
+    loc: &[&str],
+) -> AppResult<Page<Entity>> {
+    let status = status_filter(status, loc)?;
+    Ok(Page::from_rows(
+        entities::list(&state.pool, status, &params).await?,
+        &params,
+    ))
+}
+
+pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
+    Ok(entities::get_many(&state.pool, ids).await?)
+}
+
+pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
+    listings::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("listing"))
+}
+
+pub async fn listings(
+    state: &AppState,
+    status: Option<&str>,
+    params: ListParams,
+    loc: &[&str],
+) -> AppResult<Page<Listing>> {
+    let status = status_filter(status, loc)?;
+    Ok(Page::from_rows(
+        listings::list(&state.pool, status, &params).await?,
+        &params,
+    ))
+}
+
+pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
+    Ok(listings::get_many(&state.pool, ids).await?)
+}
+
+pub async fn listings_of_provider(
+    state: &AppState,
+    entity_id: Uuid,
+    params: ListParams,
+) -> AppResult<Page<Listing>> {
+    Ok(Page::from_rows(
+        listings::list_by_provider(&state.pool, entity_id, &params).await?,
+        &params,
+    ))
+}
+
+pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
+    requests::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("request"))
+}
+
+pub async fn requests(
+    state: &AppState,
+    status: Option<&str>,
+    params: ListParams,
+    loc: &[&str],
+) -> AppResult<Page<CanonicalRequest>> {
+    let status = status_filter(status, loc)?;
+    Ok(Page::from_rows(
+        requests::list(&state.pool, status, &params).await?,
+        &params,
+    ))
+}
+
+pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
+    Ok(requests::get_many(&state.pool, ids).await?)
+}
+
+pub async fn contributions(
+    state: &AppState,
+    filter: ContributionFilter,
+    params: ListParams,
+) -> AppResult<Page<LinkContribution>> {
+    Ok(Page::from_rows(
+        contributions::list(&state.pool, &filter, &params).await?,
+        &params,
+    ))
+}
+
+pub async fn contributions_to(
+    state: &AppState,
+    targets: &[Uuid],
+) -> AppResult<Vec<LinkContribution>> {
+    Ok(contributions::for_targets(&state.pool, targets).await?)
+}
+
+pub async fn contributions_from(
+    state: &AppState,
+    entries: &[Uuid],
+) -> AppResult<Vec<LinkContribution>> {
+    Ok(contributions::for_entries(&state.pool, entries).await?)
+}

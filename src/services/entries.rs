@@ -1,0 +1,278 @@
+//! Space-time entries: publish (JSON or with attachments), read, list.
+
+use crate::ctx::Ctx;
+use crate::db::entries::{self as db, Attachment, NewEntry, SpaceTimeEntry};
+use crate::domain::validation::is_unit_interval;
+use crate::domain::{
+    CanonicalTable, DecimalInput, EntryIntent, EntryStatus, EntryType, ListParams, Page,
+    Violations, scopes,
+};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use crate::storage::{BlobStore, media};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+pub const MAX_ATTACHMENTS: usize = 16;
+pub const MAX_ATTACHMENT_BYTES: usize = 10 * 1024 * 1024;
+pub const MAX_MULTIPART_BYTES: usize = 25 * 1024 * 1024;
+const MAX_CONTEXT_BYTES: usize = 256 * 1024;
+
+/// Body of POST /api/v1/space-time-entries. The author is the bearer's agent.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EntryCreate {
+    pub entry_type: EntryType,
+    /// -90 to 90; a number or a decimal string.
+    pub latitude: DecimalInput,
+    /// -180 to 180; a number or a decimal string.
+    pub longitude: DecimalInput,
+    #[serde(default)]
+    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub source_type: Option<String>,
+    #[serde(default)]
+    pub source_ref: Option<String>,
+    #[serde(default)]
+    pub entry_subtype: Option<String>,
+    #[serde(default)]
+    pub entry_intent: Option<EntryIntent>,
+    #[serde(default)]
+    pub target_canonical_table: Option<CanonicalTable>,
+    #[serde(default)]
+    pub target_canonical_id: Option<Uuid>,
+    /// Computed from the point when absent.
+    #[serde(default)]
+    pub geohash: Option<String>,
+    #[serde(default)]
+    pub location_text: Option<String>,
+    #[serde(default)]
+    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
+    /// Unique per agent; a repeat answers 409 with the existing entry's id.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Map<String, Value>>,
+    /// 0 to 1, default 0.5.
+    #[serde(default)]
+    pub score_confidence: Option<DecimalInput>,
+}
+
+/// One uploaded file, before it is checked and stored.
+pub struct Upload {
+    pub filename: Option<String>,
+    pub declared_type: Option<String>,
+    pub bytes: bytes::Bytes,
+}
+
+fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> AppResult<NewEntry> {
+    let mut v = Violations::at(loc);
+    let latitude = input.latitude.to_f64();
+    let longitude = input.longitude.to_f64();
+    v.check(
+        (-90.0..=90.0).contains(&latitude),
+        "latitude",
+        "must be between -90 and 90",
+        "range",
+    );
+    v.check(
+        (-180.0..=180.0).contains(&longitude),
+        "longitude",
+        "must be between -180 and 180",
+        "range",
+    );
+    let confidence = input.score_confidence.map_or(Decimal::new(5, 1), |d| d.0);
+    v.check(
+        is_unit_interval(&confidence),
+        "score_confidence",
+        "must be between 0 and 1",
+        "range",
+    );
+    let both_or_neither =
+        input.target_canonical_table.is_some() == input.target_canonical_id.is_some();
+    v.check(
+        both_or_neither,
+        "target_canonical_id",
+        "target_canonical_table and target_canonical_id go together",
+        "value_error",
+    );
+    if let (Some(from), Some(to)) = (input.valid_from_tstamp_utc, input.valid_to_tstamp_utc) {
+        v.check(
+            from <= to,
+            "valid_to_tstamp_utc",
+            "must not be before valid_from_tstamp_utc",
+            "value_error",
+        );
+    }
+    if let Some(hash) = &input.geohash {
+        let ok = (1..=12).contains(&hash.len()) && geohash::decode(hash).is_ok();
+        v.check(
+            ok,
+            "geohash",
+            "must be a geohash of 1 to 12 characters",
+            "value_error",
+        );
+    }
+    for (field, value, max) in [
+        ("source_type", &input.source_type, 100),
+        ("source_ref", &input.source_ref, 2048),
+        ("entry_subtype", &input.entry_subtype, 100),
+        ("location_text", &input.location_text, 1000),
+        ("idempotency_key", &input.idempotency_key, 512),
+    ] {
+        v.check_len(value.as_deref(), field, 1, max);
+    }
+    let context = Value::Object(input.context.unwrap_or_default());
+    v.check(
+        context.to_string().len() <= MAX_CONTEXT_BYTES,
+        "context",
+        "must be at most 256 KiB",
+        "too_long",
+    );
+    v.into_result()?;
+    let geohash = match input.geohash {
+        Some(given) => given.to_lowercase(),
+        None => geohash::encode(
+            geohash::Coord {
+                x: longitude,
+                y: latitude,
+            },
+            9,
+        )
+        .map_err(|e| AppError::internal(anyhow::anyhow!("geohash: {e}")))?,
+    };
+    Ok(NewEntry {
+        id: Uuid::now_v7(),
+        agent_id,
+        entry_type: input.entry_type,
+        entry_subtype: input.entry_subtype,
+        entry_intent: input.entry_intent.unwrap_or(EntryIntent::Observe),
+        latitude,
+        longitude,
+        observed_at: input.observed_at_tstamp_utc,
+        source_type: input.source_type,
+        source_ref: input.source_ref,
+        target_canonical_table: input.target_canonical_table,
+        target_canonical_id: input.target_canonical_id,
+        geohash,
+        location_text: input.location_text,
+        valid_from: input.valid_from_tstamp_utc,
+        valid_to: input.valid_to_tstamp_utc,
+        idempotency_key: input.idempotency_key,
+        context,
+        score_confidence: confidence,
+    })
+}
+
+/// Checks each upload by its bytes and stores it (synced) before the entry row is written.
+fn store_uploads(state: &AppState, uploads: Vec<Upload>) -> AppResult<Vec<Attachment>> {
+    if uploads.len() > MAX_ATTACHMENTS {
+        return Err(AppError::PayloadTooLarge {
+            limit_bytes: MAX_MULTIPART_BYTES,
+        });
+    }
+    let store = BlobStore::new(&state.config.data_dir);
+    let mut stored = Vec::with_capacity(uploads.len());
+    for upload in uploads {
+        if upload.bytes.len() > MAX_ATTACHMENT_BYTES {
+            return Err(AppError::PayloadTooLarge {
+                limit_bytes: MAX_ATTACHMENT_BYTES,
+            });
+        }
+        let media_type = media::sniff(&upload.bytes, upload.declared_type.as_deref())
+            .map_err(AppError::UnsupportedMediaType)?;
+        let blob = store.put(&upload.bytes).map_err(AppError::internal)?;
+        stored.push(Attachment {
+            uri: format!("strs://attachments/sha256/{}", blob.sha256),
+            download_url: format!("/api/v1/attachments/{}", blob.sha256),
+            media_type: media_type.to_string(),
+            size_bytes: blob.size_bytes,
+            sha256: blob.sha256,
+            filename: upload.filename.map(|f| f.chars().take(255).collect()),
+        });
+    }
+    Ok(stored)
+}
+
+/// Publishes one entry. The 201 is sent only after the commit; a repeated idempotency key answers
+/// 409 carrying the existing entry's id, also when identical requests race.
+pub async fn create(
+    state: &AppState,
+    ctx: &Ctx,
+    input: EntryCreate,
+    uploads: Vec<Upload>,
+    loc: &[&str],
+) -> AppResult<SpaceTimeEntry> {
+    let actor = ctx.require_active_writer(scopes::ENTRIES_WRITE)?;
+    let entry = validated(input, actor.agent_id, loc)?;
+    let mut tx = state.pool.begin().await?;
+    if let (Some(table), Some(id)) = (entry.target_canonical_table, entry.target_canonical_id)
+        && !crate::db::canonical::exists(&mut tx, table, id).await?
+    {
+        let at: Vec<&str> = loc.iter().copied().chain(["target_canonical_id"]).collect();
+        return Err(AppError::invalid(
+            &at,
+            format!("no record {id} in {table}"),
+            "not_found",
+        ));
+    }
+    let attachments = store_uploads(state, uploads)?;
+    if !db::insert(&mut tx, &entry)
+        .await
+        .map_err(|e| AppError::from(e).under(loc))?
+    {
+        tx.rollback().await?;
+        let key = entry.idempotency_key.as_deref().unwrap_or_default();
+        let existing = db::existing_id_for_key(&state.pool, actor.agent_id, key).await?;
+        return Err(AppError::Conflict {
+            message: "this agent already published an entry with this idempotency_key".into(),
+            existing_id: existing,
+        });
+    }
+    for (position, attachment) in attachments.iter().enumerate() {
+        db::insert_attachment(&mut tx, entry.id, position as i32, attachment).await?;
+    }
+    db::notify_pending(&mut tx).await?;
+    tx.commit().await?;
+    get(state, entry.id).await
+}
+
+pub async fn get(state: &AppState, id: Uuid) -> AppResult<SpaceTimeEntry> {
+    db::get(&state.pool, id)
+        .await?
+        .ok_or(AppError::NotFound("space-time entry"))
+}
+
+pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<SpaceTimeEntry>> {
+    Ok(db::get_many(&state.pool, ids).await?)
+}
+
+pub async fn list(
+    state: &AppState,
+    status: Option<EntryStatus>,
+    agent_id: Option<Uuid>,
+    params: ListParams,
+) -> AppResult<Page<SpaceTimeEntry>> {
+    Ok(Page::from_rows(
+        db::list(&state.pool, status, agent_id, &params).await?,
+        &params,
+    ))
+}
+
+/// The bytes and media type of a stored attachment.
+pub async fn attachment(state: &AppState, sha256: &str) -> AppResult<(String, Vec<u8>)> {
+    let media_type = db::attachment_media_type(&state.pool, sha256)
+        .await?
+        .ok_or(AppError::NotFound("attachment"))?;
+    let bytes = BlobStore::new(&state.config.data_dir)
+        .get(sha256)
+        .map_err(AppError::internal)?
+        .ok_or(AppError::NotFound("attachment"))?;
+    Ok((media_type, bytes))
+}

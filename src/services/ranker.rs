@@ -1,0 +1,181 @@
+//! The ranker: recomputes a canonical record's scores from its fields, its contributing agents and
+//! its signals (formulas in transform/ranker.rs, documented in docs/ranking.md).
+
+use crate::ctx::Ctx;
+use crate::db::entities::Entity;
+use crate::db::listings::Listing;
+use crate::db::ranker::{self as db, ScoreUpdate};
+use crate::db::requests::CanonicalRequest;
+use crate::domain::{CanonicalTable, scopes};
+use crate::error::{AppError, AppResult};
+use crate::state::AppState;
+use crate::transform::ranker::{self, AgentEvidence, SignalInput};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use serde::Serialize;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+/// The scores of one entity after a ranker run.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct RankerResult {
+    pub entity_id: Uuid,
+    pub score_confidence: Decimal,
+    pub score_data_richness: Decimal,
+    pub score_signal: Option<Decimal>,
+}
+
+const RUN_ALL_PAGE: i64 = 500;
+
+fn present(value: &Option<String>) -> bool {
+    value.as_deref().is_some_and(|v| !v.trim().is_empty())
+}
+
+fn non_empty(value: &serde_json::Value) -> bool {
+    value.as_object().is_some_and(|m| !m.is_empty())
+}
+
+pub fn entity_richness(e: &Entity) -> f64 {
+    ranker::data_richness(&[
+        (0.10, !e.display_name.is_empty()),
+        (0.10, present(&e.description)),
+        (0.10, present(&e.website_url)),
+        (0.10, present(&e.phone)),
+        (0.05, present(&e.email)),
+        (0.10, present(&e.address_text)),
+        (0.05, present(&e.city)),
+        (0.05, present(&e.country_code)),
+        (0.10, !e.categories.is_empty()),
+        (0.05, !e.link_urls.0.is_empty()),
+        (0.10, non_empty(&e.context_l1_common)),
+        (0.10, non_empty(&e.context_l2_specific)),
+    ])
+}
+
+pub fn listing_richness(l: &Listing) -> f64 {
+    ranker::data_richness(&[
+        (0.10, !l.title.is_empty()),
+        (0.15, present(&l.description)),
+        (0.10, !l.categories.is_empty()),
+        (0.15, l.price_amount.is_some()),
+        (0.05, present(&l.currency_code)),
+        (0.05, present(&l.availability_status)),
+        (0.10, l.provider_entity_id.is_some()),
+        (0.10, present(&l.address_text) || present(&l.city)),
+        (0.05, present(&l.country_code)),
+        (0.05, !l.link_urls.0.is_empty()),
+        (0.05, non_empty(&l.context_l1_common)),
+        (0.05, non_empty(&l.context_l2_specific)),
+    ])
+}
+
+pub fn request_richness(r: &CanonicalRequest) -> f64 {
+    ranker::data_richness(&[
+        (0.10, !r.title.is_empty()),
+        (0.15, present(&r.description)),
+        (0.10, !r.categories.is_empty()),
+        (0.15, r.budget_amount.is_some()),
+        (0.05, present(&r.currency_code)),
+        (
+            0.10,
+            r.needed_from_tstamp_utc.is_some() || r.needed_by_tstamp_utc.is_some(),
+        ),
+        (0.05, r.requester_entity_id.is_some()),
+        (0.10, present(&r.address_text) || present(&r.city)),
+        (0.05, present(&r.country_code)),
+        (0.05, !r.link_urls.0.is_empty()),
+        (0.05, non_empty(&r.context_l1_common)),
+        (0.05, non_empty(&r.context_l2_specific)),
+    ])
+}
+
+fn decimal(x: f64) -> Decimal {
+    Decimal::from_f64(x).unwrap_or_default().round_dp(4)
+}
+
+/// Recomputes and stores one record's scores inside the caller's transaction.
+pub async fn rank(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> AppResult<Option<RankerResult>> {
+    let richness = match table {
+        CanonicalTable::Entities => crate::db::entities::get(&mut *conn, id)
+            .await?
+            .map(|e| entity_richness(&e)),
+        CanonicalTable::Listings => crate::db::listings::get(&mut *conn, id)
+            .await?
+            .map(|l| listing_richness(&l)),
+        CanonicalTable::Requests => crate::db::requests::get(&mut *conn, id)
+            .await?
+            .map(|r| request_richness(&r)),
+    };
+    let Some(richness) = richness else {
+        return Ok(None);
+    };
+    let agents: Vec<AgentEvidence> = db::agent_evidence(conn, table, id)
+        .await?
+        .into_iter()
+        .map(|row| AgentEvidence {
+            confidence: row.confidence.to_f64().unwrap_or(0.5),
+            reputation: row.reputation.to_f64().unwrap_or(0.5),
+            latest_observation: row.latest,
+        })
+        .collect();
+    let signals: Vec<SignalInput> = db::distinct_signals(conn, table, id)
+        .await?
+        .into_iter()
+        .map(|row| SignalInput {
+            signal_type: row.signal_type,
+            weight: row.weight.to_f64().unwrap_or(1.0),
+        })
+        .collect();
+    let scores = ranker::scores(richness, &agents, &signals, chrono::Utc::now());
+    let update = ScoreUpdate {
+        data_richness: decimal(scores.data_richness),
+        agent_reputation: scores.agent_reputation.map(decimal),
+        signal: scores.signal.map(decimal),
+        confidence: decimal(scores.confidence),
+    };
+    db::update_scores(conn, table, id, &update).await?;
+    Ok(Some(RankerResult {
+        entity_id: id,
+        score_confidence: update.confidence,
+        score_data_richness: update.data_richness,
+        score_signal: update.signal,
+    }))
+}
+
+/// POST /api/v1/ranker/run/entity/{id} (admin).
+pub async fn run_entity(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<RankerResult> {
+    ctx.require_scope(scopes::ADMIN)?;
+    let mut tx = state.pool.begin().await?;
+    if !db::lock_entity(&mut tx, id).await? {
+        return Err(AppError::NotFound("entity"));
+    }
+    let result = rank(&mut tx, CanonicalTable::Entities, id)
+        .await?
+        .ok_or(AppError::NotFound("entity"))?;
+    tx.commit().await?;
+    Ok(result)
+}
+
+/// POST /api/v1/ranker/run-all (admin): every entity, a page per transaction.
+pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>> {
+    ctx.require_scope(scopes::ADMIN)?;
+    let mut results = Vec::new();
+    let mut after = None;
+    loop {
+        let mut tx = state.pool.begin().await?;
+        let ids = db::entity_ids_after(&mut tx, after, RUN_ALL_PAGE).await?;
+        for id in &ids {
+            results.extend(rank(&mut tx, CanonicalTable::Entities, *id).await?);
+        }
+        tx.commit().await?;
+        match ids.last() {
+            Some(last) if ids.len() as i64 == RUN_ALL_PAGE => after = Some(*last),
+            _ => break,
+        }
+    }
+    Ok(results)
+}

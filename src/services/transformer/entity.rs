@@ -1,0 +1,345 @@
+//! Entity entries: find the record the evidence is about (or decide there is none), then create,
+//! merge, verify, claim or withdraw, as the entry's intent says.
+
+use super::keys::entity_keys;
+use super::outcome::Decision;
+use super::ownership;
+use crate::db::entities::{self as db, CandidateQuery, Entity, EntityWrite};
+use crate::db::entries::SpaceTimeEntry;
+use crate::domain::{CanonicalTable, EntryIntent, LinkType};
+use crate::error::AppResult;
+use crate::transform::extract::{self, EntityDraft};
+use crate::transform::fields::{FieldMerger, initial_evidence};
+use crate::transform::matching::{self, Candidate, IdentityKeys, MatchDecision, Scored};
+use crate::transform::merge::{FieldEvidence, MergeIntent};
+use crate::transform::normalize;
+use rust_decimal::prelude::ToPrimitive;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+const TABLE: CanonicalTable = CanonicalTable::Entities;
+
+pub enum Found {
+    Record(Uuid, Value),
+    Nothing(Value),
+    Ambiguous(Value),
+}
+
+fn scored_json(s: &Scored) -> Value {
+    json!({"id": s.id, "score": s.score, "reasons": s.reasons})
+}
+
+pub fn draft_keys(draft: &EntityDraft, entry: &SpaceTimeEntry) -> IdentityKeys {
+    entity_keys(
+        Some(&draft.display_name),
+        draft.website_url.as_deref(),
+        draft.phone.as_deref(),
+        draft.common.country_code.as_deref(),
+        entry.source_ref.as_deref(),
+    )
+}
+
+/// Scores the entities near the point or sharing an identity key; only a clear winner matches.
+pub async fn find(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    keys: &IdentityKeys,
+) -> AppResult<Found> {
+    let rows = db::candidates(
+        conn,
+        &CandidateQuery {
+            latitude: entry.latitude,
+            longitude: entry.longitude,
+            radius_m: matching::CANDIDATE_RADIUS_M,
+            name_key: keys.name_key.as_deref().unwrap_or(""),
+            website_key: keys.website_key.as_deref(),
+            phone_key: keys.phone_key.as_deref(),
+            source_ref: keys.source_ref_key.as_deref(),
+        },
+    )
+    .await?;
+    let candidates: Vec<Candidate> = rows
+        .into_iter()
+        .map(|row| Candidate {
+            id: row.id,
+            distance_m: row.distance_m,
+            keys: IdentityKeys {
+                website_host: row
+                    .website_key
+                    .as_deref()
+                    .map(|k| k.split('/').next().unwrap_or(k).to_string()),
+                name_key: row.name_key,
+                website_key: row.website_key,
+                phone_key: row.phone_key,
+                source_ref_key: row.source_ref,
+            },
+        })
+        .collect();
+    Ok(match matching::decide_entity(keys, &candidates) {
+        MatchDecision::Match(best) => Found::Record(best.id, json!({"match": scored_json(&best)})),
+        MatchDecision::NoMatch { best } => {
+            Found::Nothing(json!({"best_candidate": best.as_ref().map(scored_json)}))
+        }
+        MatchDecision::Ambiguous(all) => {
+            Found::Ambiguous(json!({"candidates": all.iter().map(scored_json).collect::<Vec<_>>()}))
+        }
+    })
+}
+
+pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+    let intent = entry.entry_intent;
+    let needs_content = matches!(
+        intent,
+        EntryIntent::Observe | EntryIntent::Submit | EntryIntent::AddContext | EntryIntent::Correct
+    );
+    let draft = match extract::entity_draft(&entry.context) {
+        Ok(draft) => Some(draft),
+        Err(reason) if needs_content => return Ok(Decision::rejected(&reason)),
+        Err(_) => None,
+    };
+    let found = match (entry.target_canonical_id, &draft) {
+        (Some(id), _) => Found::Record(id, json!({"target": "supplied by the service"})),
+        (None, Some(draft)) => find(conn, entry, &draft_keys(draft, entry)).await?,
+        (None, None) => Found::Nothing(json!({})),
+    };
+    let (id, meta) = match found {
+        Found::Record(id, _) if intent == EntryIntent::Verify => {
+            return Ok(Decision::linked(
+                TABLE,
+                id,
+                LinkType::SupportingEvidence,
+                "verified by the agent",
+                json!({}),
+            ));
+        }
+        Found::Record(id, meta) => (id, meta),
+        Found::Ambiguous(meta) => {
+            return Ok(Decision::review(
+                "several entities match this evidence equally well",
+                meta,
+            ));
+        }
+        Found::Nothing(meta) => {
+            return Ok(match (intent, draft) {
+                (EntryIntent::Observe | EntryIntent::Submit, Some(draft)) => {
+                    create(conn, entry, &draft, meta).await?
+                }
+                _ => Decision::review(
+                    &format!("no entity found to {}", intent.as_str().replace('_', " ")),
+                    meta,
+                ),
+            });
+        }
+    };
+    match (intent, draft) {
+        (EntryIntent::Claim, _) => ownership::claim(conn, entry, TABLE, id).await,
+        (EntryIntent::Withdraw, _) => ownership::withdraw(conn, entry, TABLE, id).await,
+        (_, Some(draft)) => match db::get_for_update(conn, id).await? {
+            Some(locked) => merge(conn, entry, locked, &draft, meta).await,
+            None => Ok(Decision::rejected("the target entity does not exist")),
+        },
+        (_, None) => Ok(Decision::rejected("the entry carries no usable content")),
+    }
+}
+
+pub fn evidence_of(entry: &SpaceTimeEntry) -> FieldEvidence {
+    FieldEvidence {
+        entry_id: entry.id,
+        agent_id: entry.agent_id,
+        observed_at: entry.observed_at_tstamp_utc,
+        confidence: entry.score_confidence.to_f64().unwrap_or(0.5),
+    }
+}
+
+const ENTITY_FIELDS: &[&str] = &[
+    "entity_type",
+    "display_name",
+    "legal_name",
+    "description",
+    "website_url",
+    "email",
+    "phone",
+    "address_text",
+    "city",
+    "country_code",
+    "location",
+];
+
+async fn create(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    draft: &EntityDraft,
+    meta: Value,
+) -> AppResult<Decision> {
+    let keys = draft_keys(draft, entry);
+    let d = draft.clone();
+    let write = EntityWrite {
+        entity_type: d.entity_type,
+        display_name: d.display_name,
+        legal_name: d.legal_name,
+        description: d.common.description,
+        website_url: d.website_url,
+        email: d.email,
+        phone: d.phone,
+        address_text: d.common.address_text,
+        city: d.common.city,
+        country_code: d.common.country_code,
+        categories: crate::transform::merge::union_strings(&[], &d.common.categories),
+        tags: crate::transform::merge::union_strings(&[], &d.tags),
+        link_urls: Value::Array(crate::transform::merge::union_link_urls(
+            &[],
+            &d.common.link_urls,
+        )),
+        contact_agent_id: None,
+        location_lat: entry.latitude,
+        location_lng: entry.longitude,
+        status: "active".into(),
+        context_l0_routing: Value::Object(d.common.context_l0_routing),
+        context_l1_common: Value::Object(d.common.context_l1_common),
+        context_l2_specific: Value::Object(d.common.context_l2_specific),
+        context_l2_available_features: d.common.context_l2_available_features,
+        source_ref: keys.source_ref_key,
+        website_key: keys.website_key,
+        phone_key: keys.phone_key,
+        name_key: keys.name_key.unwrap_or_default(),
+        field_evidence: initial_evidence(ENTITY_FIELDS, &evidence_of(entry)),
+    };
+    let id = Uuid::now_v7();
+    db::insert(conn, id, &write, entry.agent_id).await?;
+    Ok(Decision::linked(
+        TABLE,
+        id,
+        LinkType::Created,
+        "no existing entity matched this evidence",
+        meta,
+    ))
+}
+
+async fn merge(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    locked: db::Locked<Entity>,
+    draft: &EntityDraft,
+    meta: Value,
+) -> AppResult<Decision> {
+    let merge_intent = if entry.entry_intent == EntryIntent::Correct {
+        MergeIntent::Correct
+    } else {
+        MergeIntent::Observe
+    };
+    let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), merge_intent);
+    let e = locked.record;
+    let d = draft.clone();
+    let location = m.required(
+        "location",
+        (e.location_lat, e.location_lng),
+        Some((entry.latitude, entry.longitude)),
+    );
+    let mut write = EntityWrite {
+        entity_type: m.required("entity_type", e.entity_type, Some(d.entity_type)),
+        display_name: m.required("display_name", e.display_name, Some(d.display_name)),
+        legal_name: m.optional("legal_name", e.legal_name, d.legal_name),
+        description: m.optional("description", e.description, d.common.description),
+        website_url: m.optional("website_url", e.website_url, d.website_url),
+        email: m.optional("email", e.email, d.email),
+        phone: m.optional("phone", e.phone, d.phone),
+        address_text: m.optional("address_text", e.address_text, d.common.address_text),
+        city: m.optional("city", e.city, d.common.city),
+        country_code: m.optional("country_code", e.country_code, d.common.country_code),
+        categories: m.strings("categories", e.categories, &d.common.categories),
+        tags: m.strings("tags", e.tags, &d.tags),
+        link_urls: Value::Array(m.links(
+            "link_urls",
+            links_json(&e.link_urls.0),
+            &d.common.link_urls,
+        )),
+        contact_agent_id: e.contact_agent_id,
+        location_lat: location.0,
+        location_lng: location.1,
+        status: e.status,
+        context_l0_routing: m.layer(
+            "context_l0_routing",
+            e.context_l0_routing,
+            &d.common.context_l0_routing,
+        ),
+        context_l1_common: m.layer(
+            "context_l1_common",
+            e.context_l1_common,
+            &d.common.context_l1_common,
+        ),
+        context_l2_specific: m.layer(
+            "context_l2_specific",
+            e.context_l2_specific,
+            &d.common.context_l2_specific,
+        ),
+        context_l2_available_features: m.strings(
+            "context_l2_available_features",
+            e.context_l2_available_features,
+            &d.common.context_l2_available_features,
+        ),
+        source_ref: None,
+        website_key: None,
+        phone_key: None,
+        name_key: String::new(),
+        field_evidence: Value::Null,
+    };
+    let changed = m.changed().to_vec();
+    write.field_evidence = m.into_evidence();
+    let keys = entity_keys(
+        Some(&write.display_name),
+        write.website_url.as_deref(),
+        write.phone.as_deref(),
+        write.country_code.as_deref(),
+        None,
+    );
+    write.name_key = keys.name_key.unwrap_or_default();
+    write.website_key = keys.website_key;
+    write.phone_key = keys.phone_key;
+    write.source_ref = source_ref_after(conn, e.id, entry).await?;
+    let meta = json!({"match": meta.get("match"), "changed_fields": changed});
+    if changed.is_empty() {
+        let link = if entry.entry_intent == EntryIntent::AddContext {
+            LinkType::SupportingEvidence
+        } else {
+            LinkType::Matched
+        };
+        return Ok(Decision::linked(
+            TABLE,
+            e.id,
+            link,
+            "the evidence agrees with the entity",
+            meta,
+        ));
+    }
+    db::update(conn, e.id, &write).await?;
+    Ok(Decision::linked(
+        TABLE,
+        e.id,
+        LinkType::Updated,
+        &format!("updated {}", changed.join(", ")),
+        meta,
+    ))
+}
+
+/// The entity keeps the source record it was created from; a first source is adopted.
+async fn source_ref_after(
+    conn: &mut PgConnection,
+    id: Uuid,
+    entry: &SpaceTimeEntry,
+) -> AppResult<Option<String>> {
+    let current = db::source_ref(conn, id).await?;
+    Ok(current.or_else(|| {
+        entry
+            .source_ref
+            .as_deref()
+            .and_then(normalize::source_ref_key)
+    }))
+}
+
+pub fn links_json(links: &[crate::db::entities::LinkUrl]) -> Vec<Value> {
+    links
+        .iter()
+        .filter_map(|l| serde_json::to_value(l).ok())
+        .collect()
+}

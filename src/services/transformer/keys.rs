@@ -1,0 +1,111 @@
+//! Identity keys of an entry: for matching, and as advisory-lock keys that serialise concurrent
+//! work on the same real-world identity.
+
+use crate::db::entries::SpaceTimeEntry;
+use crate::domain::EntryType;
+use crate::transform::matching::IdentityKeys;
+use crate::transform::{extract, normalize};
+use sha2::{Digest, Sha256};
+
+/// Geohash precision 6 is a cell of about 1.2 km × 0.6 km; with its neighbours it covers the
+/// distance within which two entries can match on proximity.
+const LOCK_CELL_PRECISION: usize = 6;
+
+pub fn entity_keys(
+    display_name: Option<&str>,
+    website_url: Option<&str>,
+    phone: Option<&str>,
+    country_code: Option<&str>,
+    source_ref: Option<&str>,
+) -> IdentityKeys {
+    IdentityKeys {
+        name_key: display_name
+            .map(normalize::name_key)
+            .filter(|k| !k.is_empty()),
+        website_key: website_url.and_then(normalize::website_key),
+        website_host: website_url.and_then(normalize::website_host),
+        phone_key: phone.and_then(|p| normalize::phone_key(p, country_code)),
+        source_ref_key: source_ref.and_then(normalize::source_ref_key),
+    }
+}
+
+fn lock_key(namespace: &str, value: &str) -> i64 {
+    let digest = Sha256::digest(format!("{namespace}:{value}").as_bytes());
+    i64::from_be_bytes(
+        digest[..8]
+            .try_into()
+            .expect("a SHA-256 digest has 8 bytes"),
+    )
+}
+
+fn cells(entry: &SpaceTimeEntry) -> Vec<String> {
+    let point = geohash::Coord {
+        x: entry.longitude,
+        y: entry.latitude,
+    };
+    let Ok(cell) = geohash::encode(point, LOCK_CELL_PRECISION) else {
+        return Vec::new();
+    };
+    let mut all = vec![cell.clone()];
+    if let Ok(n) = geohash::neighbors(&cell) {
+        all.extend([n.n, n.ne, n.e, n.se, n.s, n.sw, n.w, n.nw]);
+    }
+    all
+}
+
+/// Every lock an entry needs, for a whole batch: sorted and without duplicates.
+pub fn lock_keys(entries: &[SpaceTimeEntry]) -> Vec<i64> {
+    let mut keys = Vec::new();
+    for entry in entries {
+        let kind = entry.entry_type.as_str();
+        for cell in cells(entry) {
+            keys.push(lock_key(&format!("cell:{kind}"), &cell));
+        }
+        if let Some(src) = entry
+            .source_ref
+            .as_deref()
+            .and_then(normalize::source_ref_key)
+        {
+            keys.push(lock_key(&format!("src:{kind}"), &src));
+        }
+        match entry.entry_type {
+            EntryType::Entity | EntryType::Observation => {
+                if let Ok(draft) = extract::observation_keys(&entry.context) {
+                    let k = entity_keys(
+                        draft.display_name.as_deref(),
+                        draft.website_url.as_deref(),
+                        draft.phone.as_deref(),
+                        draft.country_code.as_deref(),
+                        None,
+                    );
+                    let named = [
+                        ("name", k.name_key),
+                        ("web", k.website_host),
+                        ("phone", k.phone_key),
+                    ];
+                    keys.extend(
+                        named
+                            .into_iter()
+                            .filter_map(|(ns, v)| v.map(|v| lock_key(ns, &v))),
+                    );
+                }
+            }
+            EntryType::Listing | EntryType::Request => {
+                let title = entry
+                    .context
+                    .get("title")
+                    .or(entry.context.get("name"))
+                    .and_then(|v| v.as_str());
+                if let Some(title) = title {
+                    keys.push(lock_key(
+                        &format!("title:{kind}"),
+                        &normalize::title_key(title),
+                    ));
+                }
+            }
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}

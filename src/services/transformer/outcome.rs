@@ -1,0 +1,143 @@
+//! A decision about one entry, and how it is recorded: the link contribution, the entry's outcome
+//! and the ranker's scores, all in the caller's transaction.
+
+use super::ProcessResult;
+use crate::db::contributions::{self, NewContribution};
+use crate::db::entries::{self as entries_db, Outcome, SpaceTimeEntry};
+use crate::domain::{CanonicalTable, EntryStatus, LinkType};
+use crate::error::AppResult;
+use crate::transform::{TRANSFORMER_NAME, TRANSFORMER_VERSION};
+use rust_decimal::Decimal;
+use rust_decimal::prelude::FromPrimitive;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub status: EntryStatus,
+    pub target: Option<(CanonicalTable, Uuid)>,
+    pub link_type: Option<LinkType>,
+    pub reason: String,
+    pub error: Option<String>,
+    pub metadata: Value,
+}
+
+impl Decision {
+    pub fn rejected(reason: &str) -> Decision {
+        Decision {
+            status: EntryStatus::Rejected,
+            target: None,
+            link_type: None,
+            reason: reason.to_string(),
+            error: None,
+            metadata: json!({}),
+        }
+    }
+
+    /// A human decides: ambiguous matches, claims and withdrawals by another agent, orphans.
+    pub fn review(reason: &str, metadata: Value) -> Decision {
+        Decision {
+            status: EntryStatus::ReviewRequired,
+            metadata,
+            ..Decision::rejected(reason)
+        }
+    }
+
+    pub fn linked(
+        table: CanonicalTable,
+        id: Uuid,
+        link_type: LinkType,
+        reason: &str,
+        metadata: Value,
+    ) -> Decision {
+        Decision {
+            status: EntryStatus::Processed,
+            target: Some((table, id)),
+            link_type: Some(link_type),
+            reason: reason.to_string(),
+            error: None,
+            metadata,
+        }
+    }
+
+    pub fn with_error(mut self, error: String) -> Decision {
+        self.error = Some(error);
+        self
+    }
+}
+
+/// How much an entry can tell: a source, an observation time, evidence and attachments each add.
+pub fn information_power(entry: &SpaceTimeEntry) -> f64 {
+    let has_evidence = entry
+        .context
+        .get("context_l1_common")
+        .and_then(Value::as_object)
+        .is_some_and(|m| !m.is_empty());
+    let parts = [
+        entry.source_ref.is_some(),
+        entry.observed_at_tstamp_utc.is_some(),
+        has_evidence,
+        !entry.attachments.0.is_empty(),
+    ];
+    0.2 + 0.2 * parts.iter().filter(|p| **p).count() as f64
+}
+
+fn contribution_weight(link_type: LinkType) -> Decimal {
+    match link_type {
+        LinkType::Created | LinkType::Updated | LinkType::Merged => Decimal::ONE,
+        LinkType::Matched | LinkType::SupportingEvidence | LinkType::DuplicateOf => {
+            Decimal::new(5, 1)
+        }
+    }
+}
+
+pub async fn record(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    decision: &Decision,
+    run_id: Uuid,
+) -> AppResult<ProcessResult> {
+    if let (Some((table, target_id)), Some(link_type)) = (decision.target, decision.link_type) {
+        contributions::insert(
+            conn,
+            &NewContribution {
+                entry_id: entry.id,
+                table,
+                target_id,
+                link_type,
+                weight: contribution_weight(link_type),
+                information_power: Decimal::from_f64(information_power(entry))
+                    .unwrap_or_default()
+                    .round_dp(4),
+                confidence: entry.score_confidence,
+                transformer_name: TRANSFORMER_NAME,
+                transformer_version: TRANSFORMER_VERSION,
+                run_id,
+                reason: &decision.reason,
+                metadata: decision.metadata.clone(),
+            },
+        )
+        .await?;
+        crate::services::ranker::rank(conn, table, target_id).await?;
+    }
+    let outcome = Outcome {
+        status: decision.status,
+        canonical_table: decision.target.map(|t| t.0),
+        canonical_id: decision.target.map(|t| t.1),
+        link_type: decision.link_type,
+        reason: Some(&decision.reason),
+        error: decision.error.as_deref(),
+        run_id,
+    };
+    entries_db::record_outcome(conn, entry.id, &outcome).await?;
+    Ok(ProcessResult {
+        space_time_entry_id: entry.id,
+        status: decision.status,
+        canonical_table: outcome.canonical_table,
+        canonical_id: outcome.canonical_id,
+        link_type: decision.link_type,
+        reason: Some(decision.reason.clone()),
+        error: decision.error.clone(),
+    })
+}

@@ -1,0 +1,968 @@
+//! Is this evidence about a record we already have?
+//!
+//! The service decides, never the agent: an agent only reports what it saw,
+//! and these rules decide whether that is a known record, a new one, or too
+//! close to call. Every shared identity field (name, website, phone) is also
+//! shared by branches of a chain, so distance has the last word; only the
+//! same source record may move far (a re-geocoded listing). When two records
+//! fit equally well we say so instead of guessing, because a wrong merge
+//! mixes two businesses' facts and is much harder to undo than a duplicate.
+//! The thresholds are explained for users in docs/matching-rules.md.
+
+use std::cmp::Ordering;
+
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IdentityKeys {
+    pub name_key: Option<String>,
+    pub website_key: Option<String>,
+    pub website_host: Option<String>,
+    pub phone_key: Option<String>,
+    pub source_ref_key: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub id: Uuid,
+    pub distance_m: f64,
+    pub keys: IdentityKeys,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub id: Uuid,
+    pub score: f64,
+    pub reasons: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MatchDecision {
+    NoMatch { best: Option<Scored> },
+    Match(Scored),
+    Ambiguous(Vec<Scored>),
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OfferKeys {
+    pub parent_id: Option<Uuid>,
+    pub title_key: String,
+    pub source_ref_key: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfferCandidate {
+    pub id: Uuid,
+    pub distance_m: f64,
+    pub keys: OfferKeys,
+}
+
+pub const MATCH_THRESHOLD: f64 = 0.5;
+/// The database looks for candidates within this radius, plus by identity
+/// keys anywhere. It is also the distance gate: farther candidates can only
+/// match through the same source record.
+pub const CANDIDATE_RADIUS_M: f64 = 1000.0;
+pub const AMBIGUITY_MARGIN: f64 = 0.15;
+/// How far a source record may have moved (re-geocoding) and still be itself.
+pub const SOURCE_REF_RADIUS_M: f64 = 25_000.0;
+
+/// Proximity points by distance band, nearest band first.
+pub const PROXIMITY_POINTS: [(f64, f64); 3] = [(50.0, 0.30), (150.0, 0.20), (500.0, 0.10)];
+pub const SAME_NAME_POINTS: f64 = 0.35;
+pub const SIMILAR_NAME_POINTS: f64 = 0.20;
+/// Jaro-Winkler similarity of two name keys from which they count as similar.
+pub const SIMILAR_NAME_MIN_SIMILARITY: f64 = 0.92;
+pub const SAME_WEBSITE_POINTS: f64 = 0.35;
+pub const SAME_WEBSITE_HOST_POINTS: f64 = 0.10;
+pub const SAME_PHONE_POINTS: f64 = 0.35;
+pub const SAME_SOURCE_REF_POINTS: f64 = 0.60;
+
+/// The same source record settles an offer on its own.
+pub const OFFER_SAME_SOURCE_REF_POINTS: f64 = 1.0;
+pub const OFFER_SAME_PARENT_POINTS: f64 = 0.25;
+pub const OFFER_SAME_TITLE_POINTS: f64 = 0.25;
+pub const OFFER_NEARBY_POINTS: f64 = 0.25;
+/// Offers without a parent must be this close to be the same offer.
+pub const OFFER_NEARBY_RADIUS_M: f64 = 50.0;
+
+/// Scores are sums of decimal fractions; this keeps 0.65 - 0.5 from counting
+/// as more than 0.15.
+const SCORE_TOLERANCE: f64 = 1e-9;
+
+/// A scored candidate plus what the decision needs that callers do not.
+struct Assessment {
+    scored: Scored,
+    distance_m: Option<f64>,
+    may_win: bool,
+}
+
+pub fn score_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Scored {
+    assess_entity(incoming, candidate).scored
+}
+
+pub fn decide_entity(incoming: &IdentityKeys, candidates: &[Candidate]) -> MatchDecision {
+    decide(
+        candidates
+            .iter()
+            .map(|candidate| assess_entity(incoming, candidate))
+            .collect(),
+    )
+}
+
+pub fn score_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Scored {
+    assess_offer(incoming, candidate).scored
+}
+
+pub fn decide_offer(incoming: &OfferKeys, candidates: &[OfferCandidate]) -> MatchDecision {
+    decide(
+        candidates
+            .iter()
+            .map(|candidate| assess_offer(incoming, candidate))
+            .collect(),
+    )
+}
+
+fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
+    let mut evidence = Evidence::default();
+    let distance_m = known_distance(candidate.distance_m);
+    evidence.note_distance(distance_m);
+    if let Some(distance) = distance_m {
+        evidence.add(proximity_points(distance), None);
+    }
+    add_name_evidence(&mut evidence, incoming, &candidate.keys);
+    add_website_evidence(&mut evidence, incoming, &candidate.keys);
+    if let Some(phone) = shared(&incoming.phone_key, &candidate.keys.phone_key) {
+        evidence.add(SAME_PHONE_POINTS, Some(format!("phone {phone}")));
+    }
+    let same_source_ref = add_source_ref_evidence(
+        &mut evidence,
+        shared(&incoming.source_ref_key, &candidate.keys.source_ref_key),
+        distance_m,
+        SAME_SOURCE_REF_POINTS,
+    );
+    let within_radius = distance_m.is_some_and(|distance| distance <= CANDIDATE_RADIUS_M);
+    let may_win = within_radius || same_source_ref;
+    if !may_win {
+        evidence.note(format!(
+            "beyond {CANDIDATE_RADIUS_M} m: only the same source_ref may match"
+        ));
+    }
+    evidence.into_assessment(candidate.id, distance_m, may_win)
+}
+
+fn assess_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Assessment {
+    let mut evidence = Evidence::default();
+    let distance_m = known_distance(candidate.distance_m);
+    evidence.note_distance(distance_m);
+    let same_source_ref = add_source_ref_evidence(
+        &mut evidence,
+        shared(&incoming.source_ref_key, &candidate.keys.source_ref_key),
+        distance_m,
+        OFFER_SAME_SOURCE_REF_POINTS,
+    );
+    let same_parent = shared_parent(incoming.parent_id, candidate.keys.parent_id);
+    if let Some(parent) = same_parent {
+        evidence.add(OFFER_SAME_PARENT_POINTS, Some(format!("parent {parent}")));
+    }
+    let same_title = shared_text(&incoming.title_key, &candidate.keys.title_key);
+    if let Some(title) = same_title {
+        evidence.add(OFFER_SAME_TITLE_POINTS, Some(format!("title '{title}'")));
+    }
+    let nearby = distance_m.is_some_and(|distance| distance <= OFFER_NEARBY_RADIUS_M);
+    if nearby {
+        evidence.add(OFFER_NEARBY_POINTS, None);
+    }
+    let both_without_parent = incoming.parent_id.is_none() && candidate.keys.parent_id.is_none();
+    let may_win = same_source_ref
+        || (same_parent.is_some() && same_title.is_some())
+        || (same_title.is_some() && nearby && both_without_parent);
+    evidence.into_assessment(candidate.id, distance_m, may_win)
+}
+
+fn add_name_evidence(evidence: &mut Evidence, incoming: &IdentityKeys, candidate: &IdentityKeys) {
+    let (Some(ours), Some(theirs)) = (
+        non_empty(&incoming.name_key),
+        non_empty(&candidate.name_key),
+    ) else {
+        return;
+    };
+    if ours == theirs {
+        evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")));
+    } else if let Some(similarity) = name_similarity(ours, theirs) {
+        evidence.add(
+            SIMILAR_NAME_POINTS,
+            Some(format!(
+                "similar name '{ours}' ~ '{theirs}' ({similarity:.2})"
+            )),
+        );
+    }
+}
+
+/// Names that differ in their numbers ("Unit 7 Cafe", "Unit 8 Cafe") name
+/// different places however alike they look.
+fn name_similarity(ours: &str, theirs: &str) -> Option<f64> {
+    let similarity = strsim::jaro_winkler(ours, theirs);
+    (similarity >= SIMILAR_NAME_MIN_SIMILARITY && digits(ours) == digits(theirs))
+        .then_some(similarity)
+}
+
+fn digits(text: &str) -> String {
+    text.chars().filter(char::is_ascii_digit).collect()
+}
+
+fn add_website_evidence(
+    evidence: &mut Evidence,
+    incoming: &IdentityKeys,
+    candidate: &IdentityKeys,
+) {
+    if let Some(website) = shared(&incoming.website_key, &candidate.website_key) {
+        evidence.add(SAME_WEBSITE_POINTS, Some(format!("website {website}")));
+    } else if let Some(host) = shared_host(incoming, candidate) {
+        evidence.add(
+            SAME_WEBSITE_HOST_POINTS,
+            Some(format!("website host {host}")),
+        );
+    }
+}
+
+/// Returns whether the shared source_ref may decide the match, i.e. it is
+/// within [`SOURCE_REF_RADIUS_M`]; beyond that it is not counted at all.
+fn add_source_ref_evidence(
+    evidence: &mut Evidence,
+    source_ref: Option<&str>,
+    distance_m: Option<f64>,
+    points: f64,
+) -> bool {
+    let Some(source_ref) = source_ref else {
+        return false;
+    };
+    if distance_m.is_some_and(|distance| distance <= SOURCE_REF_RADIUS_M) {
+        evidence.add(points, Some(format!("source_ref {source_ref}")));
+        true
+    } else {
+        evidence.note(format!(
+            "source_ref {source_ref} ignored: not within {SOURCE_REF_RADIUS_M} m"
+        ));
+        false
+    }
+}
+
+fn proximity_points(distance_m: f64) -> f64 {
+    PROXIMITY_POINTS
+        .iter()
+        .find(|(radius, _)| distance_m <= *radius)
+        .map_or(0.0, |(_, points)| *points)
+}
+
+/// A distance the database could not compute (NaN, negative) must not look
+/// like "right here".
+fn known_distance(distance_m: f64) -> Option<f64> {
+    (distance_m.is_finite() && distance_m >= 0.0).then_some(distance_m)
+}
+
+fn non_empty(key: &Option<String>) -> Option<&str> {
+    key.as_deref().map(str::trim).filter(|key| !key.is_empty())
+}
+
+fn shared<'a>(ours: &'a Option<String>, theirs: &Option<String>) -> Option<&'a str> {
+    let ours = non_empty(ours)?;
+    (Some(ours) == non_empty(theirs)).then_some(ours)
+}
+
+fn shared_text<'a>(ours: &'a str, theirs: &str) -> Option<&'a str> {
+    let ours = ours.trim();
+    (!ours.is_empty() && ours == theirs.trim()).then_some(ours)
+}
+
+fn shared_parent(ours: Option<Uuid>, theirs: Option<Uuid>) -> Option<Uuid> {
+    ours.filter(|parent| Some(*parent) == theirs)
+}
+
+/// Callers may fill only `website_key`; its host part is the host.
+fn shared_host<'a>(incoming: &'a IdentityKeys, candidate: &IdentityKeys) -> Option<&'a str> {
+    let ours = host_of(incoming)?;
+    (Some(ours) == host_of(candidate)).then_some(ours)
+}
+
+fn host_of(keys: &IdentityKeys) -> Option<&str> {
+    non_empty(&keys.website_host).or_else(|| {
+        non_empty(&keys.website_key)?
+            .split('/')
+            .next()
+            .filter(|host| !host.is_empty())
+    })
+}
+
+fn decide(mut assessments: Vec<Assessment>) -> MatchDecision {
+    assessments.sort_by(best_first);
+    let best = assessments
+        .first()
+        .filter(|top| top.scored.score > 0.0)
+        .map(|top| top.scored.clone());
+    let contenders: Vec<Scored> = assessments
+        .into_iter()
+        .filter(|assessment| {
+            assessment.may_win && assessment.scored.score >= MATCH_THRESHOLD - SCORE_TOLERANCE
+        })
+        .map(|assessment| assessment.scored)
+        .collect();
+    match contenders.as_slice() {
+        [] => MatchDecision::NoMatch { best },
+        [only] => MatchDecision::Match(only.clone()),
+        [first, second, ..] if clearly_ahead(first, second) => MatchDecision::Match(first.clone()),
+        [first, ..] => {
+            let top_score = first.score;
+            MatchDecision::Ambiguous(
+                contenders
+                    .into_iter()
+                    .take_while(|other| !clearly_ahead_by(top_score, other.score))
+                    .collect(),
+            )
+        }
+    }
+}
+
+fn clearly_ahead(first: &Scored, second: &Scored) -> bool {
+    clearly_ahead_by(first.score, second.score)
+}
+
+fn clearly_ahead_by(leader: f64, other: f64) -> bool {
+    leader - other > AMBIGUITY_MARGIN + SCORE_TOLERANCE
+}
+
+/// Highest score first; on equal scores the nearer, then the lower id, so the
+/// same input always gives the same answer.
+fn best_first(a: &Assessment, b: &Assessment) -> Ordering {
+    b.scored
+        .score
+        .total_cmp(&a.scored.score)
+        .then_with(|| {
+            let a_distance = a.distance_m.unwrap_or(f64::INFINITY);
+            a_distance.total_cmp(&b.distance_m.unwrap_or(f64::INFINITY))
+        })
+        .then_with(|| a.scored.id.cmp(&b.scored.id))
+}
+
+#[derive(Default)]
+struct Evidence {
+    points: f64,
+    reasons: Vec<String>,
+}
+
+impl Evidence {
+    fn add(&mut self, points: f64, reason: Option<String>) {
+        self.points += points;
+        if let Some(reason) = reason {
+            self.reasons.push(reason);
+        }
+    }
+
+    fn note(&mut self, reason: String) {
+        self.reasons.push(reason);
+    }
+
+    fn note_distance(&mut self, distance_m: Option<f64>) {
+        self.note(match distance_m {
+            Some(distance) => format!("distance {} m", distance.round()),
+            None => "distance unknown".to_owned(),
+        });
+    }
+
+    fn into_assessment(self, id: Uuid, distance_m: Option<f64>, may_win: bool) -> Assessment {
+        Assessment {
+            scored: Scored {
+                id,
+                score: rounded_score(self.points.min(1.0)),
+                reasons: self.reasons,
+            },
+            distance_m,
+            may_win,
+        }
+    }
+}
+
+/// Reported scores read as the documented sums (0.55, not 0.5500000000000002).
+fn rounded_score(points: f64) -> f64 {
+    (points * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::normalize::{
+        name_key, phone_key, source_ref_key, title_key, website_host, website_key,
+    };
+    use super::*;
+
+    struct Business<'a> {
+        name: &'a str,
+        website: Option<&'a str>,
+        phone: Option<&'a str>,
+        source_ref: Option<&'a str>,
+    }
+
+    impl Business<'_> {
+        fn keys(&self) -> IdentityKeys {
+            IdentityKeys {
+                name_key: Some(name_key(self.name)).filter(|key| !key.is_empty()),
+                website_key: self.website.and_then(website_key),
+                website_host: self.website.and_then(website_host),
+                phone_key: self.phone.and_then(|phone| phone_key(phone, Some("GB"))),
+                source_ref_key: self.source_ref.and_then(source_ref_key),
+            }
+        }
+    }
+
+    fn named(name: &str) -> Business<'_> {
+        Business {
+            name,
+            website: None,
+            phone: None,
+            source_ref: None,
+        }
+    }
+
+    fn candidate(id: u128, distance_m: f64, business: &Business<'_>) -> Candidate {
+        Candidate {
+            id: Uuid::from_u128(id),
+            distance_m,
+            keys: business.keys(),
+        }
+    }
+
+    fn matched_id(decision: &MatchDecision) -> Option<Uuid> {
+        match decision {
+            MatchDecision::Match(scored) => Some(scored.id),
+            _ => None,
+        }
+    }
+
+    fn assert_no_match(decision: &MatchDecision) {
+        assert!(
+            matches!(decision, MatchDecision::NoMatch { .. }),
+            "expected NoMatch, got {decision:?}"
+        );
+    }
+
+    const ACME_PLUMBING: Business<'static> = Business {
+        name: "Acme Plumbing & Heating Ltd",
+        website: Some("https://www.acmeplumbing.co.uk/"),
+        phone: Some("0161 496 0000"),
+        source_ref: None,
+    };
+
+    #[test]
+    fn same_website_nearby_matches_although_names_are_written_differently() {
+        let incoming = Business {
+            name: "ACME Plumbers Manchester",
+            website: Some("acmeplumbing.co.uk"),
+            ..named("")
+        };
+        let existing = Business {
+            name: "Acme Plumbing & Heating Ltd",
+            website: Some("https://www.acmeplumbing.co.uk/?utm_source=gbp"),
+            ..named("")
+        };
+        let decision = decide_entity(&incoming.keys(), &[candidate(1, 95.0, &existing)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(1)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn same_phone_in_national_and_international_format_nearby_matches() {
+        let incoming = Business {
+            name: "Bolt Electrical Services",
+            phone: Some("+44 161 496 0000"),
+            ..named("")
+        };
+        let existing = Business {
+            name: "Bolt Electric",
+            phone: Some("0161 496 0000"),
+            ..named("")
+        };
+        assert_eq!(incoming.keys().phone_key, existing.keys().phone_key);
+        let decision = decide_entity(&incoming.keys(), &[candidate(2, 110.0, &existing)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(2)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn name_variant_close_by_matches_without_other_keys() {
+        let incoming = named("ACME Plumbing");
+        let existing = named("Acme Plumbing Ltd");
+        let decision = decide_entity(&incoming.keys(), &[candidate(3, 35.0, &existing)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(3)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn same_name_five_kilometres_away_is_another_business() {
+        let incoming = named("Acme Plumbing");
+        let existing = named("Acme Plumbing Ltd");
+        let decision = decide_entity(&incoming.keys(), &[candidate(4, 5_000.0, &existing)]);
+        assert_no_match(&decision);
+        let MatchDecision::NoMatch { best: Some(best) } = decision else {
+            panic!("the far namesake should still be reported as best");
+        };
+        assert_eq!(best.score, SAME_NAME_POINTS);
+    }
+
+    #[test]
+    fn chain_branches_sharing_website_phone_and_name_two_kilometres_apart_do_not_match() {
+        let leeds_city_centre = Business {
+            website: Some("https://www.acmeplumbing.co.uk/branches/leeds-city"),
+            ..ACME_PLUMBING
+        };
+        let leeds_headingley = Business {
+            website: Some("https://www.acmeplumbing.co.uk/branches/headingley"),
+            ..ACME_PLUMBING
+        };
+        let decision = decide_entity(
+            &leeds_city_centre.keys(),
+            &[candidate(5, 2_000.0, &leeds_headingley)],
+        );
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn even_every_identity_key_together_cannot_match_across_distance() {
+        let existing = Business {
+            source_ref: None,
+            ..ACME_PLUMBING
+        };
+        let scored = score_entity(&ACME_PLUMBING.keys(), &candidate(6, 1_200.0, &existing));
+        assert!(scored.score >= MATCH_THRESHOLD, "{scored:?}");
+        assert_no_match(&decide_entity(
+            &ACME_PLUMBING.keys(),
+            &[candidate(6, 1_200.0, &existing)],
+        ));
+    }
+
+    #[test]
+    fn competitor_next_door_does_not_match() {
+        let incoming = Business {
+            name: "Bolt Electrical Services",
+            website: Some("boltelectrical.co.uk"),
+            phone: Some("0161 496 0123"),
+            source_ref: None,
+        };
+        let decision = decide_entity(&incoming.keys(), &[candidate(7, 10.0, &ACME_PLUMBING)]);
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn two_records_that_fit_almost_equally_well_are_ambiguous_best_first() {
+        let incoming = named("The Old Bakery");
+        let nearer = candidate(8, 20.0, &named("Old Bakery"));
+        let farther = candidate(9, 120.0, &named("The Old Bakery Ltd"));
+        let decision = decide_entity(&incoming.keys(), &[farther, nearer]);
+        let MatchDecision::Ambiguous(tied) = decision else {
+            panic!("expected Ambiguous, got {decision:?}");
+        };
+        let ids: Vec<Uuid> = tied.iter().map(|scored| scored.id).collect();
+        assert_eq!(ids, [Uuid::from_u128(8), Uuid::from_u128(9)]);
+        assert_eq!(tied[0].score, 0.65);
+        assert_eq!(tied[1].score, 0.55);
+    }
+
+    #[test]
+    fn a_lead_of_exactly_the_margin_is_still_ambiguous() {
+        let incoming = named("Old Bakery");
+        let same_name = candidate(10, 40.0, &named("Old Bakery"));
+        let similar_name = candidate(11, 30.0, &named("Olde Bakery"));
+        let decision = decide_entity(&incoming.keys(), &[same_name, similar_name]);
+        let MatchDecision::Ambiguous(tied) = decision else {
+            panic!("expected Ambiguous, got {decision:?}");
+        };
+        let scores: Vec<f64> = tied.iter().map(|scored| scored.score).collect();
+        assert_eq!(scores, [0.65, 0.50]);
+    }
+
+    #[test]
+    fn a_clear_leader_matches_even_when_another_record_passes_the_threshold() {
+        let incoming = Business {
+            website: Some("acmeplumbing.co.uk"),
+            ..named("Acme Plumbing")
+        };
+        let same_everything = candidate(12, 30.0, &incoming);
+        let same_name_only = candidate(13, 140.0, &named("Acme Plumbing"));
+        // 1.0 against 0.55.
+        let decision = decide_entity(&incoming.keys(), &[same_name_only, same_everything]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(12)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn same_source_ref_matches_a_record_re_geocoded_twenty_kilometres_away() {
+        let incoming = Business {
+            source_ref: Some("https://www.example-directory.com/listing?id=98231&utm_source=feed"),
+            ..named("Acme Plumbing")
+        };
+        let existing = Business {
+            source_ref: Some("http://example-directory.com/listing/?id=98231"),
+            ..named("Acme Plumbing and Gas")
+        };
+        let decision = decide_entity(&incoming.keys(), &[candidate(14, 20_000.0, &existing)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(14)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn same_source_ref_beyond_twenty_five_kilometres_does_not_match() {
+        let incoming = Business {
+            source_ref: Some("osm:node/4412"),
+            ..named("Acme Plumbing")
+        };
+        let decision = decide_entity(&incoming.keys(), &[candidate(15, 25_001.0, &incoming)]);
+        assert_no_match(&decision);
+        let decision = decide_entity(&incoming.keys(), &[candidate(15, 25_000.0, &incoming)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(15)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn nothing_in_common_and_far_is_no_match_without_a_best() {
+        let decision = decide_entity(
+            &ACME_PLUMBING.keys(),
+            &[candidate(16, 3_000.0, &named("Greenleaf Florist"))],
+        );
+        assert_eq!(decision, MatchDecision::NoMatch { best: None });
+    }
+
+    #[test]
+    fn no_candidates_is_no_match_without_a_best() {
+        assert_eq!(
+            decide_entity(&ACME_PLUMBING.keys(), &[]),
+            MatchDecision::NoMatch { best: None }
+        );
+    }
+
+    #[test]
+    fn a_weak_near_candidate_is_reported_as_best_of_a_no_match() {
+        let decision = decide_entity(
+            &named("Acme Plumbing").keys(),
+            &[candidate(17, 300.0, &named("Greenleaf Florist"))],
+        );
+        let MatchDecision::NoMatch { best: Some(best) } = decision else {
+            panic!("expected NoMatch with a best, got {decision:?}");
+        };
+        assert_eq!(best.id, Uuid::from_u128(17));
+        assert_eq!(best.score, 0.10);
+    }
+
+    #[test]
+    fn proximity_points_step_down_with_distance() {
+        assert_eq!(proximity_points(0.0), 0.30);
+        assert_eq!(proximity_points(50.0), 0.30);
+        assert_eq!(proximity_points(50.1), 0.20);
+        assert_eq!(proximity_points(150.0), 0.20);
+        assert_eq!(proximity_points(500.0), 0.10);
+        assert_eq!(proximity_points(500.1), 0.0);
+    }
+
+    #[test]
+    fn similar_names_close_together_match() {
+        let decision = decide_entity(
+            &named("Joe's Coffee").keys(),
+            &[candidate(18, 25.0, &named("Joes Cafe"))],
+        );
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(18)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn similar_names_with_different_numbers_are_not_similar() {
+        let scored = score_entity(
+            &named("Unit 7 Coffee").keys(),
+            &candidate(19, 25.0, &named("Unit 8 Coffee")),
+        );
+        assert_eq!(scored.score, 0.30, "{scored:?}");
+    }
+
+    #[test]
+    fn same_website_host_with_other_pages_counts_only_a_little() {
+        let leeds = Business {
+            website: Some("acmeplumbing.co.uk/branches/leeds"),
+            ..named("Acme North")
+        };
+        let york = Business {
+            website: Some("acmeplumbing.co.uk/branches/york"),
+            ..named("Acme Yorkshire")
+        };
+        let scored = score_entity(&leeds.keys(), &candidate(20, 40.0, &york));
+        assert_eq!(scored.score, 0.40, "{scored:?}");
+        assert!(
+            scored
+                .reasons
+                .contains(&"website host acmeplumbing.co.uk".to_owned())
+        );
+    }
+
+    #[test]
+    fn website_host_is_taken_from_the_website_key_when_missing() {
+        let incoming = IdentityKeys {
+            website_key: Some("acme.co.uk/contact".into()),
+            ..IdentityKeys::default()
+        };
+        let existing = IdentityKeys {
+            website_key: Some("acme.co.uk".into()),
+            ..IdentityKeys::default()
+        };
+        let scored = score_entity(
+            &incoming,
+            &Candidate {
+                id: Uuid::from_u128(21),
+                distance_m: 600.0,
+                keys: existing,
+            },
+        );
+        assert_eq!(scored.score, SAME_WEBSITE_HOST_POINTS);
+    }
+
+    #[test]
+    fn empty_keys_never_count_as_equal() {
+        let blank = IdentityKeys {
+            name_key: Some(String::new()),
+            website_key: Some(" ".into()),
+            website_host: Some(String::new()),
+            phone_key: Some(String::new()),
+            source_ref_key: Some(String::new()),
+        };
+        let scored = score_entity(
+            &blank,
+            &Candidate {
+                id: Uuid::from_u128(22),
+                distance_m: 800.0,
+                keys: blank.clone(),
+            },
+        );
+        assert_eq!(scored.score, 0.0, "{scored:?}");
+    }
+
+    #[test]
+    fn unknown_distance_earns_no_proximity_and_cannot_win() {
+        let scored = score_entity(
+            &ACME_PLUMBING.keys(),
+            &candidate(23, f64::NAN, &ACME_PLUMBING),
+        );
+        assert!(scored.reasons.contains(&"distance unknown".to_owned()));
+        assert_eq!(scored.score, 1.0);
+        assert_no_match(&decide_entity(
+            &ACME_PLUMBING.keys(),
+            &[candidate(23, -5.0, &ACME_PLUMBING)],
+        ));
+    }
+
+    #[test]
+    fn score_is_capped_at_one_and_explains_itself() {
+        let incoming = Business {
+            source_ref: Some("osm:node/1"),
+            ..ACME_PLUMBING
+        };
+        let scored = score_entity(&incoming.keys(), &candidate(24, 42.4, &incoming));
+        assert_eq!(scored.score, 1.0);
+        assert_eq!(
+            scored.reasons,
+            [
+                "distance 42 m",
+                "name 'acme plumbing and heating'",
+                "website acmeplumbing.co.uk",
+                "phone +441614960000",
+                "source_ref osm:node/1",
+            ]
+        );
+    }
+
+    #[test]
+    fn far_candidates_say_why_they_cannot_win() {
+        let scored = score_entity(
+            &ACME_PLUMBING.keys(),
+            &candidate(25, 2_000.0, &ACME_PLUMBING),
+        );
+        assert!(
+            scored
+                .reasons
+                .iter()
+                .any(|reason| reason.starts_with("beyond 1000 m")),
+            "{scored:?}"
+        );
+    }
+
+    fn listing(parent: Option<u128>, title: &str, source_ref: Option<&str>) -> OfferKeys {
+        OfferKeys {
+            parent_id: parent.map(Uuid::from_u128),
+            title_key: title_key(title),
+            source_ref_key: source_ref.and_then(source_ref_key),
+        }
+    }
+
+    fn offer(id: u128, distance_m: f64, keys: OfferKeys) -> OfferCandidate {
+        OfferCandidate {
+            id: Uuid::from_u128(id),
+            distance_m,
+            keys,
+        }
+    }
+
+    #[test]
+    fn offer_with_the_same_source_ref_matches_up_to_twenty_five_kilometres() {
+        let incoming = listing(
+            Some(1),
+            "Boiler service",
+            Some("https://jobs.example.com/ad?id=77"),
+        );
+        let existing_url = listing(
+            None,
+            "Annual boiler check",
+            Some("https://jobs.example.com/ad/?id=77"),
+        );
+        let decision = decide_offer(&incoming, &[offer(30, 24_000.0, existing_url.clone())]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(30)),
+            "{decision:?}"
+        );
+        assert_no_match(&decide_offer(
+            &incoming,
+            &[offer(30, 26_000.0, existing_url)],
+        ));
+    }
+
+    #[test]
+    fn offer_with_the_same_parent_and_title_matches_at_any_distance() {
+        let incoming = listing(Some(1), "Boiler Service & Repair", None);
+        let existing = listing(Some(1), "boiler service and repair", None);
+        let decision = decide_offer(&incoming, &[offer(32, 3_000.0, existing)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(32)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn offer_with_the_same_title_under_another_parent_does_not_match() {
+        let incoming = listing(Some(1), "Boiler service", None);
+        let decision = decide_offer(
+            &incoming,
+            &[offer(33, 5.0, listing(Some(2), "Boiler service", None))],
+        );
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn offer_with_the_same_parent_but_another_title_does_not_match() {
+        let incoming = listing(Some(1), "Boiler service", None);
+        let decision = decide_offer(
+            &incoming,
+            &[offer(34, 0.0, listing(Some(1), "Bathroom fitting", None))],
+        );
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn parentless_offers_with_the_same_title_match_only_within_fifty_metres() {
+        let incoming = listing(None, "Looking for a dog walker", None);
+        let existing = listing(None, "Looking for a dog-walker!", None);
+        let decision = decide_offer(&incoming, &[offer(35, 30.0, existing.clone())]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(35)),
+            "{decision:?}"
+        );
+        assert_no_match(&decide_offer(&incoming, &[offer(35, 80.0, existing)]));
+    }
+
+    #[test]
+    fn offer_with_a_parent_does_not_match_a_parentless_offer_by_title() {
+        let incoming = listing(Some(1), "Dog walking", None);
+        let decision = decide_offer(
+            &incoming,
+            &[offer(36, 10.0, listing(None, "Dog walking", None))],
+        );
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn offers_with_empty_titles_never_match_by_title() {
+        let incoming = listing(Some(1), "!!!", None);
+        let decision = decide_offer(&incoming, &[offer(37, 0.0, listing(Some(1), "", None))]);
+        assert_no_match(&decision);
+    }
+
+    #[test]
+    fn duplicate_offers_that_fit_equally_are_ambiguous() {
+        let incoming = listing(Some(1), "Boiler service", None);
+        let decision = decide_offer(
+            &incoming,
+            &[
+                offer(38, 10.0, listing(Some(1), "Boiler service", None)),
+                offer(39, 10.0, listing(Some(1), "Boiler service", None)),
+            ],
+        );
+        let MatchDecision::Ambiguous(tied) = decision else {
+            panic!("expected Ambiguous, got {decision:?}");
+        };
+        assert_eq!(tied.len(), 2);
+        assert_eq!(tied[0].id, Uuid::from_u128(38));
+    }
+
+    #[test]
+    fn offer_source_ref_outweighs_a_same_titled_sibling() {
+        let incoming = listing(Some(1), "Boiler service", Some("ad-551"));
+        let decision = decide_offer(
+            &incoming,
+            &[
+                offer(40, 0.0, listing(Some(1), "Boiler service", None)),
+                offer(
+                    41,
+                    9_000.0,
+                    listing(None, "Gas boiler servicing", Some("ad-551")),
+                ),
+            ],
+        );
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(41)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn offer_scores_explain_themselves() {
+        let incoming = listing(Some(1), "Boiler service", None);
+        let scored = score_offer(
+            &incoming,
+            &offer(42, 12.0, listing(Some(1), "Boiler service", None)),
+        );
+        assert_eq!(scored.score, 0.75);
+        assert_eq!(
+            scored.reasons,
+            [
+                "distance 12 m".to_owned(),
+                format!("parent {}", Uuid::from_u128(1)),
+                "title 'boiler service'".to_owned(),
+            ]
+        );
+    }
+}
