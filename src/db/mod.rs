@@ -91,3 +91,12 @@ pub async fn advisory_xact_locks(
         .await?;
     Ok(())
 }
+
+/// This transaction's commit does not wait for the WAL flush. Only for work that is redone when
+/// lost (the transformer: a lost outcome leaves its entries `pending`).
+pub async fn relax_commit_durability(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("SET LOCAL synchronous_commit = off")
+        .execute(conn)
+        .await?;
+    Ok(())
+}

@@ -78,6 +78,27 @@ impl AgentNode {
     async fn updated_at_tstamp_utc(&self) -> DateTime<Utc> {
         self.0.updated_at_tstamp_utc
     }
+    /// Entries this agent published, newest first.
+    async fn entries(
+        &self,
+        ctx: &Context<'_>,
+        status: Option<super::enums::EntryStatus>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, super::entries::EntryNode>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let params = paging::params(first, after)?;
+        let page =
+            crate::services::entries::list(state, status.map(Into::into), Some(self.0.id), params)
+                .await?;
+        Ok(paging::connection(
+            page,
+            |e| e.id,
+            super::entries::EntryNode,
+            after_given,
+        ))
+    }
 }
 
 /// API key metadata; the raw key is never part of it.

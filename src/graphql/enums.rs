@@ -41,3 +41,56 @@ pub enum ApiKeyStatus {
     Revoked,
     Expired,
 }
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::EntryType")]
+pub enum EntryType {
+    Entity,
+    Request,
+    Listing,
+    Observation,
+}
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::EntryIntent")]
+pub enum EntryIntent {
+    Observe,
+    Submit,
+    AddContext,
+    Correct,
+    Claim,
+    Verify,
+    Withdraw,
+}
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::EntryStatus")]
+pub enum EntryStatus {
+    Pending,
+    Active,
+    Processed,
+    Superseded,
+    Rejected,
+    ReviewRequired,
+    Archived,
+}
+
+/// canonical.entities, canonical.listings, canonical.requests.
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::CanonicalTable")]
+pub enum CanonicalTable {
+    Entities,
+    Listings,
+    Requests,
+}
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::LinkType")]
+pub enum LinkType {
+    Created,
+    Updated,
+    Matched,
+    Merged,
+    SupportingEvidence,
+    DuplicateOf,
+}

@@ -2,11 +2,9 @@
 //! same size limit, media-type check and authentication as every REST route.
 
 use super::AppSchema;
-use super::loaders::{AgentLoader, PrincipalLoader};
 use crate::error::AppError;
 use crate::rest::extract::{context, parse_json, read_body, require_json};
 use crate::state::AppState;
-use async_graphql::dataloader::DataLoader;
 use async_graphql::parser::types::OperationType;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -75,12 +73,6 @@ async fn execute(
     request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {
-    let request = request
-        .data(ctx)
-        .data(DataLoader::new(
-            PrincipalLoader(state.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(AgentLoader(state.clone()), tokio::spawn));
+    let request = super::loaders::attach(request.data(ctx), state);
     Json(schema.execute(request).await).into_response()
 }

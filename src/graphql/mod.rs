@@ -1,12 +1,15 @@
 //! The GraphQL schema: a navigable graph over the same service functions the REST routes call.
 
 mod agents;
+mod canonical;
+mod entries;
 mod enums;
 mod errors;
 pub mod handler;
 mod loaders;
 mod paging;
 mod principals;
+mod processing;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
@@ -16,10 +19,20 @@ use async_graphql::{Context, EmptySubscription, MergedObject, Schema};
 pub use agents::AgentNode;
 
 #[derive(MergedObject, Default)]
-pub struct Query(principals::PrincipalQuery, agents::AgentQuery);
+pub struct Query(
+    principals::PrincipalQuery,
+    agents::AgentQuery,
+    entries::EntryQuery,
+    canonical::CanonicalQuery,
+);
 
 #[derive(MergedObject, Default)]
-pub struct Mutation(principals::PrincipalMutation, agents::AgentMutation);
+pub struct Mutation(
+    principals::PrincipalMutation,
+    agents::AgentMutation,
+    entries::EntryMutation,
+    processing::ProcessingMutation,
+);
 
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
 

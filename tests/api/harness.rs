@@ -147,6 +147,10 @@ impl TestApp {
     }
 
     pub async fn with_config(adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let _ = tracing_subscriber::fmt()
+            .with_test_writer()
+            .with_env_filter("warn,sqlx=error")
+            .try_init();
         let template = template().await;
         let database = format!(
             "t_{}_{}_{}",
@@ -281,4 +285,49 @@ pub fn locs(body: &Value) -> Vec<String> {
                 .join(".")
         })
         .collect()
+}
+
+/// Entity entry bodies for the transformer tests.
+pub fn entity_entry(name: &str, lat: f64, lng: f64, extra: Value) -> Value {
+    let mut context = json!({"display_name": name, "country_code": "GB", "city": "Manchester"});
+    if let (Some(c), Some(e)) = (context.as_object_mut(), extra.as_object()) {
+        c.extend(e.clone());
+    }
+    json!({"entry_type": "entity", "latitude": lat, "longitude": lng, "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+           "source_type": "web_page", "context": context})
+}
+
+/// A point `metres` east of (lat, lng).
+pub fn east(lat: f64, lng: f64, metres: f64) -> (f64, f64) {
+    (lat, lng + metres / (111_320.0 * lat.to_radians().cos()))
+}
+
+impl TestApp {
+    pub async fn post_entry(&self, key: &str, body: Value) -> TestResponse {
+        self.post_as("/api/v1/space-time-entries", body, key).await
+    }
+
+    /// Posts an entry, processes it at once (admin) and returns the processing result.
+    pub async fn publish(&self, key: &str, admin: &str, body: Value) -> Value {
+        let created = self.post_entry(key, body).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        let id = created.body["id"].as_str().unwrap();
+        let processed = self
+            .request(
+                "POST",
+                &format!("/api/v1/transformer/process/{id}"),
+                None,
+                Some(admin),
+            )
+            .await;
+        assert_eq!(processed.status, StatusCode::OK, "{}", processed.text);
+        processed.body
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        sqlx::query_scalar(sql)
+            .fetch_one(self.pool())
+            .await
+            .unwrap()
+    }
 }

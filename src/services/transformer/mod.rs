@@ -101,7 +101,7 @@ async fn process_batch(
 ) -> AppResult<Vec<ProcessResult>> {
     let mut tx = state.pool.begin().await?;
     // A crash between commit and WAL flush only returns entries to `pending`: they are redone.
-    sqlx::Executor::execute(&mut *tx, "SET LOCAL synchronous_commit = off").await?;
+    crate::db::relax_commit_durability(&mut tx).await?;
     let claimed = entries_db::claim_pending(&mut tx, size).await?;
     if claimed.is_empty() {
         return Ok(Vec::new());
@@ -149,7 +149,7 @@ async fn process_claimed(
             Err(err) => {
                 savepoint.rollback().await?;
                 let message = err.public_message();
-                tracing::warn!(entry_id = %entry.id, error = %message, "entry could not be processed");
+                tracing::warn!(entry_id = %entry.id, error = ?err, "entry could not be processed");
                 let decision = Decision::rejected("processing failed").with_error(message);
                 outcome::record(tx, entry, &decision, run_id).await?
             }

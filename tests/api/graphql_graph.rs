@@ -1,0 +1,198 @@
+//! Entries, canonical records and provenance as a graph, over the same services as REST.
+
+use crate::harness::{TestApp, entity_entry};
+use serde_json::json;
+
+#[tokio::test]
+async fn the_provenance_graph_is_navigable_both_ways() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent_id, key) = app.register("Graph Scraper").await;
+    let (_, other) = app.register("Second Source").await;
+    let first = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Graph Ltd",
+                51.5,
+                -0.12,
+                json!({"website_url": "https://graph.example"}),
+            ),
+        )
+        .await;
+    app.publish(
+        &other,
+        &admin,
+        entity_entry(
+            "Graph Ltd",
+            51.5,
+            -0.12,
+            json!({"website_url": "https://graph.example", "phone": "020 7946 0958"}),
+        ),
+    )
+    .await;
+    let entity_id = first["canonical_id"].as_str().unwrap();
+
+    let q = "query($id: UUID!) { entity(id: $id) { displayName phone contributions { linkType entry { id agent { displayName } } } } }";
+    let r = app.graphql(q, json!({"id": entity_id}), None).await;
+    let entity = &r.body["data"]["entity"];
+    assert_eq!(entity["displayName"], "Graph Ltd", "{}", r.text);
+    let contributions = entity["contributions"].as_array().unwrap();
+    assert_eq!(contributions.len(), 2);
+    assert_eq!(contributions[0]["linkType"], "CREATED");
+    assert_eq!(
+        contributions[0]["entry"]["agent"]["displayName"],
+        "Graph Scraper"
+    );
+    assert_eq!(
+        contributions[1]["entry"]["agent"]["displayName"],
+        "Second Source"
+    );
+
+    let entry_id = first["space_time_entry_id"].as_str().unwrap();
+    let q = "query($id: UUID!) { entry(id: $id) { status contributions { linkType entity { id displayName } target { ... on Entity { id } } } canonical { ... on Entity { displayName } } } }";
+    let r = app.graphql(q, json!({"id": entry_id}), None).await;
+    let entry = &r.body["data"]["entry"];
+    assert_eq!(entry["status"], "PROCESSED", "{}", r.text);
+    assert_eq!(entry["contributions"][0]["entity"]["id"], entity_id);
+    assert_eq!(entry["contributions"][0]["target"]["id"], entity_id);
+    assert_eq!(entry["canonical"]["displayName"], "Graph Ltd");
+
+    let q = "query($id: UUID!) { agent(id: $id) { entries(first: 10) { edges { node { id entryType } } } } }";
+    let r = app.graphql(q, json!({"id": agent_id}), None).await;
+    let edges = r.body["data"]["agent"]["entries"]["edges"]
+        .as_array()
+        .unwrap();
+    assert_eq!(edges.len(), 1);
+    assert_eq!(edges[0]["node"]["id"], entry_id);
+}
+
+#[tokio::test]
+async fn rest_and_graphql_return_the_same_entry_and_contributions() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Same Answer").await;
+    let result = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry("Same Ltd", 51.5, -0.12, json!({})),
+        )
+        .await;
+    let entry_id = result["space_time_entry_id"].as_str().unwrap();
+    let rest = app
+        .get(&format!("/api/v1/space-time-entries/{entry_id}"))
+        .await
+        .body;
+    let q = "query($id: UUID!) { entry(id: $id) { id agentId latitude longitude geohash scoreConfidence canonicalId processingReason context contributions { id linkType informationPower transformerVersion } } }";
+    let gql = app.graphql(q, json!({"id": entry_id}), None).await.body;
+    let e = &gql["data"]["entry"];
+    for (rest_field, gql_field) in [
+        ("id", "id"),
+        ("agent_id", "agentId"),
+        ("latitude", "latitude"),
+        ("longitude", "longitude"),
+        ("geohash", "geohash"),
+        ("score_confidence", "scoreConfidence"),
+        ("canonical_id", "canonicalId"),
+        ("processing_reason", "processingReason"),
+        ("context", "context"),
+    ] {
+        assert_eq!(rest[rest_field], e[gql_field], "{rest_field}");
+    }
+    let links = app
+        .get(&format!(
+            "/api/v1/canonical-link-contributions?space_time_entry_id={entry_id}"
+        ))
+        .await
+        .body;
+    assert_eq!(links[0]["id"], e["contributions"][0]["id"]);
+    assert_eq!(
+        links[0]["information_power"],
+        e["contributions"][0]["informationPower"]
+    );
+    assert_eq!(
+        links[0]["transformer_version"],
+        e["contributions"][0]["transformerVersion"]
+    );
+}
+
+#[tokio::test]
+async fn entries_are_created_and_processed_through_graphql_mutations() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Gql Writer").await;
+    let m = "mutation($input: SpaceTimeEntryInput!) { createSpaceTimeEntry(input: $input) { id status } }";
+    let input = json!({"entryType": "ENTITY", "latitude": "51.5", "longitude": "-0.12", "context": {"name": "Mutation Ltd"}, "idempotencyKey": "gql-1"});
+    let created = app.graphql(m, json!({"input": input}), Some(&key)).await;
+    let id = created.body["data"]["createSpaceTimeEntry"]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", created.text))
+        .to_string();
+    let dup = app.graphql(m, json!({"input": input}), Some(&key)).await;
+    assert_eq!(dup.body["errors"][0]["extensions"]["code"], "CONFLICT");
+    assert_eq!(dup.body["errors"][0]["extensions"]["existing_id"], id);
+    let bad = app
+        .graphql(
+            m,
+            json!({"input": {"entryType": "ENTITY", "latitude": "95", "longitude": "0"}}),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(
+        bad.body["errors"][0]["extensions"]["detail"][0]["loc"],
+        json!(["input", "latitude"])
+    );
+    let forbidden = app
+        .graphql(
+            "mutation($id: UUID!) { processEntry(id: $id) { status } }",
+            json!({"id": id}),
+            Some(&key),
+        )
+        .await;
+    assert_eq!(
+        forbidden.body["errors"][0]["extensions"]["code"],
+        "FORBIDDEN"
+    );
+    let processed = app
+        .graphql(
+            "mutation($id: UUID!) { processEntry(id: $id) { status linkType canonicalId } }",
+            json!({"id": id}),
+            Some(&admin),
+        )
+        .await;
+    let result = &processed.body["data"]["processEntry"];
+    assert_eq!(result["linkType"], "CREATED", "{}", processed.text);
+    let ranked = app
+        .graphql(
+            "mutation($id: UUID!) { runRanker(entityId: $id) { entityId scoreConfidence } }",
+            json!({"id": result["canonicalId"]}),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(
+        ranked.body["data"]["runRanker"]["entityId"],
+        result["canonicalId"]
+    );
+    let pending = app
+        .graphql(
+            "mutation { processPending(limit: 10) { processed } }",
+            json!({}),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(pending.body["data"]["processPending"]["processed"], 0);
+    let listed = app.graphql("{ entities { edges { node { displayName scoreDataRichness } } } linkContributions { edges { node { linkType } } } }", json!({}), None).await;
+    assert_eq!(
+        listed.body["data"]["entities"]["edges"][0]["node"]["displayName"],
+        "Mutation Ltd"
+    );
+    assert_eq!(
+        listed.body["data"]["linkContributions"]["edges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}

@@ -1,0 +1,705 @@
+//! The transformer's judgement, case by case (docs/matching-rules.md).
+
+use crate::harness::{TestApp, east, entity_entry};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+const LAT: f64 = 53.4808;
+const LNG: f64 = -2.2426;
+
+struct Setup {
+    app: TestApp,
+    admin: String,
+    alice: String,
+    bob: String,
+}
+
+async fn setup() -> Setup {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, alice) = app.register("Alice Scraper").await;
+    let (_, bob) = app.register("Bob Directory").await;
+    Setup {
+        app,
+        admin,
+        alice,
+        bob,
+    }
+}
+
+fn canonical_id(result: &Value) -> String {
+    result["canonical_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no canonical id: {result}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn the_same_website_nearby_is_the_same_entity() {
+    let s = setup().await;
+    let first = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry(
+                "Acme Plumbing",
+                LAT,
+                LNG,
+                json!({"website_url": "https://www.acme-plumbing.example/"}),
+            ),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 80.0);
+    let second = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry(
+                "Acme Plumbing & Heating Services",
+                lat,
+                lng,
+                json!({"website": "acme-plumbing.example"}),
+            ),
+        )
+        .await;
+    assert_eq!(first["link_type"], "created");
+    assert_eq!(canonical_id(&second), canonical_id(&first));
+    assert!(matches!(
+        second["link_type"].as_str(),
+        Some("updated" | "matched")
+    ));
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn a_phone_in_two_formats_nearby_is_the_same_entity() {
+    let s = setup().await;
+    let first = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry(
+                "Pennine Boilers",
+                LAT,
+                LNG,
+                json!({"phone": "+44 161 496 0000"}),
+            ),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 60.0);
+    let second = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry(
+                "Pennine Boiler Repairs",
+                lat,
+                lng,
+                json!({"phone": "0161 496 0000"}),
+            ),
+        )
+        .await;
+    assert_eq!(canonical_id(&second), canonical_id(&first));
+}
+
+#[tokio::test]
+async fn a_name_variant_within_50_m_is_the_same_entity() {
+    let s = setup().await;
+    let first = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Acme Plumbing Ltd", LAT, LNG, json!({})),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 30.0);
+    let second = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry("ACME PLUMBING", lat, lng, json!({})),
+        )
+        .await;
+    assert_eq!(canonical_id(&second), canonical_id(&first));
+}
+
+#[tokio::test]
+async fn the_same_name_5_km_apart_is_two_entities() {
+    let s = setup().await;
+    let first = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Corner Cafe", LAT, LNG, json!({})),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 5_000.0);
+    let second = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Corner Cafe", lat, lng, json!({})),
+        )
+        .await;
+    assert_ne!(canonical_id(&second), canonical_id(&first));
+    assert_eq!(second["link_type"], "created");
+}
+
+#[tokio::test]
+async fn chain_branches_sharing_a_website_and_phone_2_km_apart_are_two_places() {
+    let s = setup().await;
+    let shared = json!({"website_url": "https://pizzachain.example", "phone": "0161 496 0123"});
+    let first = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Pizza Chain", LAT, LNG, shared.clone()),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 2_000.0);
+    let second = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Pizza Chain", lat, lng, shared),
+        )
+        .await;
+    assert_ne!(canonical_id(&second), canonical_id(&first));
+}
+
+#[tokio::test]
+async fn a_competitor_next_door_stays_separate() {
+    let s = setup().await;
+    let first = s.app.publish(&s.alice, &s.admin, entity_entry("Smith Hardware", LAT, LNG, json!({"website_url": "https://smith-hardware.example", "phone": "0161 496 0001", "address_text": "1 High Street"}))).await;
+    let (lat, lng) = east(LAT, LNG, 10.0);
+    let second = s.app.publish(&s.bob, &s.admin, entity_entry("Jones Tools", lat, lng, json!({"website_url": "https://jones-tools.example", "phone": "0161 496 0002", "address_text": "1 High Street"}))).await;
+    assert_ne!(canonical_id(&second), canonical_id(&first));
+}
+
+#[tokio::test]
+async fn evidence_fitting_two_entities_equally_goes_to_review() {
+    let s = setup().await;
+    s.app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry(
+                "Acme Plumbing",
+                LAT,
+                LNG,
+                json!({"website_url": "https://acme-a.example"}),
+            ),
+        )
+        .await;
+    let (lat, lng) = east(LAT, LNG, 40.0);
+    s.app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Bolt Heating", lat, lng, json!({"phone": "0161 496 0777"})),
+        )
+        .await;
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        2
+    );
+    let (lat, lng) = east(LAT, LNG, 20.0);
+    let third = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry("Acme Plumbing", lat, lng, json!({"phone": "0161 496 0777"})),
+        )
+        .await;
+    assert_eq!(third["status"], "review_required", "{third}");
+    assert!(third["canonical_id"].is_null());
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        2
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) FROM canonical_link_contributions")
+            .await,
+        2
+    );
+}
+
+#[tokio::test]
+async fn invalid_content_is_rejected_with_a_reason() {
+    let s = setup().await;
+    let r = s.app.publish(&s.alice, &s.admin, json!({"entry_type": "entity", "latitude": LAT, "longitude": LNG, "context": {"city": "Leeds"}})).await;
+    assert_eq!(r["status"], "rejected");
+    assert!(r["reason"].as_str().unwrap().contains("display_name"));
+    let bad_country = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("X", LAT, LNG, json!({"country_code": "United Kingdom"})),
+        )
+        .await;
+    assert_eq!(bad_country["status"], "rejected");
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        0
+    );
+}
+
+#[tokio::test]
+async fn listings_and_requests_are_created_and_matched_within_their_kind() {
+    let s = setup().await;
+    let provider = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Acme Plumbing", LAT, LNG, json!({})),
+        )
+        .await;
+    let provider_id = canonical_id(&provider);
+    let listing = json!({"entry_type": "listing", "latitude": LAT, "longitude": LNG, "entry_subtype": "service",
+        "context": {"title": "Boiler service", "price_amount": "80.00", "currency_code": "GBP", "provider_entity_id": provider_id}});
+    let first = s.app.publish(&s.alice, &s.admin, listing.clone()).await;
+    assert_eq!(first["canonical_table"], "canonical.listings");
+    assert_eq!(first["link_type"], "created");
+    let again = s.app.publish(&s.bob, &s.admin, listing).await;
+    assert_eq!(canonical_id(&again), canonical_id(&first));
+    let l = s
+        .app
+        .get(&format!("/api/v1/listings/{}", canonical_id(&first)))
+        .await;
+    assert_eq!(l.body["listing_type"], "service");
+    assert_eq!(l.body["price_amount"], "80.00");
+    assert_eq!(l.body["provider_entity_id"], provider_id);
+
+    let request = json!({"entry_type": "request", "latitude": LAT, "longitude": LNG, "entry_subtype": "quote",
+        "context": {"title": "Need a boiler fitted", "budget_amount": 1500, "currency_code": "GBP", "needed_by_tstamp_utc": "2026-12-15T00:00:00Z"}});
+    let req = s.app.publish(&s.alice, &s.admin, request).await;
+    assert_eq!(req["canonical_table"], "canonical.requests");
+    let r = s
+        .app
+        .get(&format!("/api/v1/requests/{}", canonical_id(&req)))
+        .await;
+    assert_eq!(r.body["request_type"], "quote");
+    assert_eq!(r.body["budget_amount"], "1500");
+    assert_eq!(r.body["needed_by_tstamp_utc"], "2026-12-15T00:00:00Z");
+    assert_eq!(
+        s.app
+            .get("/api/v1/requests")
+            .await
+            .body
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let unknown_provider = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            json!({"entry_type": "listing", "latitude": LAT, "longitude": LNG,
+        "context": {"title": "Orphan", "provider_entity_id": uuid::Uuid::now_v7()}}),
+        )
+        .await;
+    assert_eq!(unknown_provider["status"], "rejected");
+}
+
+#[tokio::test]
+async fn add_context_to_a_service_supplied_target() {
+    let s = setup().await;
+    let created = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Target Ltd", LAT, LNG, json!({})),
+        )
+        .await;
+    let id = canonical_id(&created);
+    let mut body = entity_entry(
+        "Target Ltd",
+        LAT,
+        LNG,
+        json!({"description": "Family-run since 1982", "context_l1_common": {"verification": {"evidence_summary": "shop sign"}}}),
+    );
+    body.as_object_mut().unwrap().extend(json!({"entry_intent": "add_context", "target_canonical_table": "canonical.entities", "target_canonical_id": id}).as_object().unwrap().clone());
+    let added = s.app.publish(&s.bob, &s.admin, body.clone()).await;
+    assert_eq!(added["link_type"], "updated", "{added}");
+    assert_eq!(canonical_id(&added), id);
+    let entity = s.app.get(&format!("/api/v1/entities/{id}")).await;
+    assert_eq!(entity.body["description"], "Family-run since 1982");
+    assert_eq!(
+        entity.body["context_l1_common"]["verification"]["evidence_summary"],
+        "shop sign"
+    );
+    body["idempotency_key"] = json!("again");
+    let same = s.app.publish(&s.bob, &s.admin, body).await;
+    assert_eq!(same["link_type"], "supporting_evidence");
+}
+
+#[tokio::test]
+async fn another_agents_weaker_fact_never_overwrites_a_stronger_one() {
+    let s = setup().await;
+    let mut strong = entity_entry("Fact Ltd", LAT, LNG, json!({"phone": "0161 496 0500"}));
+    strong["score_confidence"] = json!(0.9);
+    let id = canonical_id(&s.app.publish(&s.alice, &s.admin, strong).await);
+    let mut weak = entity_entry("Fact Ltd", LAT, LNG, json!({"phone": "0161 496 0999"}));
+    weak["score_confidence"] = json!(0.3);
+    let r = s.app.publish(&s.bob, &s.admin, weak).await;
+    assert_eq!(canonical_id(&r), id);
+    assert_eq!(
+        s.app.get(&format!("/api/v1/entities/{id}")).await.body["phone"],
+        "0161 496 0500"
+    );
+    let mut correction = entity_entry("Fact Ltd", LAT, LNG, json!({"phone": "0161 496 0501"}));
+    correction["entry_intent"] = json!("correct");
+    correction["score_confidence"] = json!(0.9);
+    correction["observed_at_tstamp_utc"] = json!("2026-11-10T10:00:00Z");
+    let fixed = s.app.publish(&s.alice, &s.admin, correction).await;
+    assert_eq!(fixed["link_type"], "updated");
+    assert_eq!(
+        s.app.get(&format!("/api/v1/entities/{id}")).await.body["phone"],
+        "0161 496 0501"
+    );
+}
+
+#[tokio::test]
+async fn observations_support_a_target_or_a_match_and_otherwise_wait_for_review() {
+    let s = setup().await;
+    let id = canonical_id(
+        &s.app
+            .publish(
+                &s.alice,
+                &s.admin,
+                entity_entry(
+                    "Seen Ltd",
+                    LAT,
+                    LNG,
+                    json!({"website_url": "https://seen.example"}),
+                ),
+            )
+            .await,
+    );
+    let targeted = s.app.publish(&s.bob, &s.admin, json!({"entry_type": "observation", "latitude": LAT, "longitude": LNG,
+        "target_canonical_table": "canonical.entities", "target_canonical_id": id, "context": {"context_l1_common": {"note": "open today"}}})).await;
+    assert_eq!(targeted["link_type"], "supporting_evidence");
+    let matched = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            json!({"entry_type": "observation", "latitude": LAT, "longitude": LNG,
+        "context": {"website_url": "https://seen.example"}}),
+        )
+        .await;
+    assert_eq!(matched["link_type"], "supporting_evidence");
+    assert_eq!(canonical_id(&matched), id);
+    let orphan = s.app.publish(&s.bob, &s.admin, json!({"entry_type": "observation", "latitude": 10.0, "longitude": 10.0, "context": {}})).await;
+    assert_eq!(orphan["status"], "review_required");
+}
+
+#[tokio::test]
+async fn verify_claim_and_withdraw_do_what_they_say() {
+    let s = setup().await;
+    let id = canonical_id(
+        &s.app
+            .publish(
+                &s.alice,
+                &s.admin,
+                entity_entry("Owned Ltd", LAT, LNG, json!({})),
+            )
+            .await,
+    );
+    let target = json!({"entry_type": "entity", "latitude": LAT, "longitude": LNG, "target_canonical_table": "canonical.entities", "target_canonical_id": id});
+    let with = |intent: &str, key: &str| {
+        let mut b = target.clone();
+        b["entry_intent"] = json!(intent);
+        b["idempotency_key"] = json!(format!("{intent}-{key}"));
+        b
+    };
+    let verified = s.app.publish(&s.bob, &s.admin, with("verify", "b")).await;
+    assert_eq!(verified["link_type"], "supporting_evidence");
+    let claimed = s.app.publish(&s.bob, &s.admin, with("claim", "b")).await;
+    assert_eq!(claimed["link_type"], "updated");
+    let bob_id = s.app.get_as("/api/v1/agents/me", &s.bob).await.body["id"].clone();
+    assert_eq!(
+        s.app.get(&format!("/api/v1/entities/{id}")).await.body["contact_agent_id"],
+        bob_id
+    );
+    let contested = s.app.publish(&s.alice, &s.admin, with("claim", "a")).await;
+    assert_eq!(contested["status"], "review_required");
+    let foreign_withdraw = s.app.publish(&s.bob, &s.admin, with("withdraw", "b")).await;
+    assert_eq!(foreign_withdraw["status"], "review_required");
+    let withdrawn = s
+        .app
+        .publish(&s.alice, &s.admin, with("withdraw", "a"))
+        .await;
+    assert_eq!(withdrawn["link_type"], "updated");
+    assert_eq!(
+        s.app.get(&format!("/api/v1/entities/{id}")).await.body["status"],
+        "withdrawn"
+    );
+}
+
+#[tokio::test]
+async fn processing_a_processed_entry_returns_its_result_and_changes_nothing() {
+    let s = setup().await;
+    let created = s
+        .app
+        .post_entry(&s.alice, entity_entry("Once Ltd", LAT, LNG, json!({})))
+        .await;
+    let id = created.body["id"].as_str().unwrap();
+    let path = format!("/api/v1/transformer/process/{id}");
+    let first = s.app.request("POST", &path, None, Some(&s.admin)).await;
+    let second = s.app.request("POST", &path, None, Some(&s.admin)).await;
+    assert_eq!(first.body, second.body);
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) FROM canonical_link_contributions")
+            .await,
+        1
+    );
+    assert_eq!(
+        s.app
+            .request(
+                "POST",
+                "/api/v1/transformer/process-pending",
+                None,
+                Some(&s.admin)
+            )
+            .await
+            .body["processed"],
+        0
+    );
+}
+
+#[tokio::test]
+async fn processing_and_ranking_need_the_admin_scope() {
+    let s = setup().await;
+    for path in [
+        "/api/v1/transformer/process-pending",
+        "/api/v1/ranker/run-all",
+    ] {
+        assert_eq!(
+            s.app
+                .request("POST", path, None, Some(&s.alice))
+                .await
+                .status,
+            StatusCode::FORBIDDEN
+        );
+        assert_eq!(
+            s.app.request("POST", path, None, None).await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let bad = s
+        .app
+        .request(
+            "POST",
+            "/api/v1/transformer/process-pending?limit=501",
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let missing = s
+        .app
+        .request(
+            "POST",
+            &format!("/api/v1/transformer/process/{}", uuid::Uuid::now_v7()),
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() {
+    for round in 0..5 {
+        let s = setup().await;
+        let a = s
+            .app
+            .post_entry(
+                &s.alice,
+                entity_entry(
+                    "Twin Bakery",
+                    LAT,
+                    LNG,
+                    json!({"website_url": "https://twin-bakery.example"}),
+                ),
+            )
+            .await;
+        let (lat, lng) = east(LAT, LNG, 20.0);
+        let b = s
+            .app
+            .post_entry(
+                &s.bob,
+                entity_entry(
+                    "Twin Bakery Ltd",
+                    lat,
+                    lng,
+                    json!({"website_url": "https://twin-bakery.example"}),
+                ),
+            )
+            .await;
+        let ids = [
+            a.body["id"].as_str().unwrap().to_string(),
+            b.body["id"].as_str().unwrap().to_string(),
+        ];
+        let ctx = spacetime_records::ctx::Ctx {
+            actor: Some(spacetime_records::ctx::Actor {
+                agent_id: uuid::Uuid::nil(),
+                key_id: uuid::Uuid::nil(),
+                principal_id: None,
+                scopes: vec!["admin".into()],
+                agent_status: spacetime_records::domain::AgentStatus::Active,
+            }),
+            request_id: String::new(),
+        };
+        let tasks: Vec<_> = ids
+            .iter()
+            .map(|id| {
+                let (state, ctx, id) = (s.app.state.clone(), ctx.clone(), id.parse().unwrap());
+                tokio::spawn(async move {
+                    spacetime_records::services::transformer::process_entry(&state, &ctx, id)
+                        .await
+                        .map_err(|e| e.public_message())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        assert_eq!(
+            s.app.count("SELECT count(*) FROM canonical.entities").await,
+            1,
+            "round {round}"
+        );
+        assert_eq!(
+            s.app
+                .count("SELECT count(*) FROM canonical_link_contributions")
+                .await,
+            2
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_worker_processes_new_entries_without_being_called() {
+    let s = setup().await;
+    let (stop, handle) =
+        spacetime_records::services::transformer::worker::spawn(s.app.state.clone());
+    let created = s
+        .app
+        .post_entry(&s.alice, entity_entry("Auto Ltd", LAT, LNG, json!({})))
+        .await;
+    let path = format!(
+        "/api/v1/space-time-entries/{}",
+        created.body["id"].as_str().unwrap()
+    );
+    let mut status = String::new();
+    for _ in 0..100 {
+        status = s.app.get(&path).await.body["status"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if status != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "processed");
+    stop.send(true).unwrap();
+    handle.await.unwrap();
+}
+
+#[tokio::test]
+async fn the_ranker_rewards_independent_corroboration() {
+    let s = setup().await;
+    let id = canonical_id(
+        &s.app
+            .publish(
+                &s.alice,
+                &s.admin,
+                entity_entry(
+                    "Ranked Ltd",
+                    LAT,
+                    LNG,
+                    json!({"website_url": "https://ranked.example"}),
+                ),
+            )
+            .await,
+    );
+    let one = s
+        .app
+        .request(
+            "POST",
+            &format!("/api/v1/ranker/run/entity/{id}"),
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(one.status, StatusCode::OK);
+    assert_eq!(one.body["entity_id"], id);
+    assert!(one.body["score_signal"].is_null());
+    let before: f64 = one.body["score_confidence"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    s.app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry(
+                "Ranked Ltd",
+                LAT,
+                LNG,
+                json!({"website_url": "https://ranked.example", "description": "Ranks well"}),
+            ),
+        )
+        .await;
+    let all = s
+        .app
+        .request("POST", "/api/v1/ranker/run-all", None, Some(&s.admin))
+        .await;
+    let after: f64 = all.body[0]["score_confidence"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(after > before, "{after} > {before}");
+    let richness: f64 = all.body[0]["score_data_richness"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(richness > 0.0 && richness <= 1.0);
+    let missing = s
+        .app
+        .request(
+            "POST",
+            &format!("/api/v1/ranker/run/entity/{}", uuid::Uuid::now_v7()),
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
