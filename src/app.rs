@@ -138,7 +138,8 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {bind}"))?;
     tracing::info!(address = %listener.local_addr()?, embedded_database = cluster.is_some(), "listening");
-    axum::serve(listener, build_router(state))
+    let app = build_router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     if let Some((stop, handle)) = worker {

@@ -40,6 +40,10 @@ pub struct Config {
     #[arg(long, env = "STRS_REQUEST_TIMEOUT_SECS", default_value_t = 30)]
     pub request_timeout_secs: u64,
 
+    /// Anonymous notes and signals allowed per client address per minute (shared by all processes).
+    #[arg(long, env = "STRS_ANON_WRITES_PER_MINUTE", default_value_t = 30)]
+    pub anon_writes_per_minute: i32,
+
     /// Run the background transformer worker in this process.
     #[arg(long, env = "STRS_TRANSFORMER_WORKER", default_value_t = true, action = clap::ArgAction::Set)]
     pub transformer_worker: bool,
@@ -63,6 +67,7 @@ impl Config {
             request_timeout_secs: 30,
             access_token_ttl_secs: 900,
             transformer_worker: false,
+            anon_writes_per_minute: 30,
         }
     }
 
@@ -76,6 +81,10 @@ impl Config {
         anyhow::ensure!(
             self.max_body_bytes >= 1024,
             "STRS_MAX_BODY_BYTES must be at least 1024"
+        );
+        anyhow::ensure!(
+            self.anon_writes_per_minute >= 1,
+            "STRS_ANON_WRITES_PER_MINUTE must be at least 1"
         );
         anyhow::ensure!(
             self.db_max_connections >= 1,

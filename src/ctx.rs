@@ -17,6 +17,8 @@ pub struct Actor {
 pub struct Ctx {
     pub actor: Option<Actor>,
     pub request_id: String,
+    /// The client's address, for per-client limits on anonymous writes.
+    pub client: Option<String>,
 }
 
 impl Ctx {

@@ -68,8 +68,9 @@ pub enum AppError {
         message: String,
         existing_id: Option<Uuid>,
     },
+    /// The limit is stated when the code that refused knows it.
     PayloadTooLarge {
-        limit_bytes: usize,
+        limit_bytes: Option<usize>,
     },
     UnsupportedMediaType(String),
     RateLimited {
@@ -160,9 +161,12 @@ impl AppError {
             | AppError::NotReady(msg) => msg.clone(),
             AppError::NotFound(what) => format!("{what} not found"),
             AppError::Conflict { message, .. } => message.clone(),
-            AppError::PayloadTooLarge { limit_bytes } => {
-                format!("request body too large (limit {limit_bytes} bytes)")
+            AppError::PayloadTooLarge {
+                limit_bytes: Some(limit),
+            } => {
+                format!("request body too large (limit {limit} bytes)")
             }
+            AppError::PayloadTooLarge { limit_bytes: None } => "request body too large".to_string(),
             AppError::RateLimited { retry_after_secs } => {
                 format!("too many requests; retry after {retry_after_secs} s")
             }

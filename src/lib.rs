@@ -9,6 +9,7 @@
 //! - `db`       all SQL, one file per table group; the embedded PostGIS cluster
 //! - `storage`  attachment bytes, content-addressed and synced before commit
 //! - `transform` pure, versioned rules: extraction, matching, merging, ranking
+//! - `search`   search requests, the filter language, the one runtime SQL builder
 //! - `services` every operation once; REST and GraphQL are adapters over these
 //! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
@@ -23,6 +24,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod rest;
+pub mod search;
 pub mod services;
 pub mod state;
 pub mod storage;

@@ -76,3 +76,30 @@ pub async fn ownership(
     .fetch_optional(conn)
     .await
 }
+
+/// Notes and signals may target exactly these records (docs/decisions/data-model.md).
+pub async fn target_exists(
+    conn: &mut PgConnection,
+    schema: &str,
+    table: &str,
+    id: Uuid,
+) -> Result<Option<bool>, sqlx::Error> {
+    let sql = match (schema, table) {
+        ("canonical", "entities") => {
+            "SELECT EXISTS (SELECT 1 FROM canonical.entities WHERE id = $1)"
+        }
+        ("canonical", "listings") => {
+            "SELECT EXISTS (SELECT 1 FROM canonical.listings WHERE id = $1)"
+        }
+        ("canonical", "requests") => {
+            "SELECT EXISTS (SELECT 1 FROM canonical.requests WHERE id = $1)"
+        }
+        ("public", "space_time_entries") => {
+            "SELECT EXISTS (SELECT 1 FROM space_time_entries WHERE id = $1)"
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(
+        sqlx::query_scalar(sql).bind(id).fetch_one(conn).await?,
+    ))
+}

@@ -8,9 +8,12 @@ pub mod contributions;
 pub mod entities;
 pub mod entries;
 pub mod listings;
+pub mod notes;
 pub mod principals;
 pub mod ranker;
+pub mod rate_limits;
 pub mod requests;
+pub mod signals;
 pub mod transformer_runs;
 
 use sqlx::PgPool;

@@ -219,6 +219,39 @@ impl EntityNode {
     async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
         load_agent(ctx, self.0.contact_agent_id).await
     }
+    /// Notes on this entity that the caller may see, oldest first.
+    async fn notes(&self, ctx: &Context<'_>) -> Result<Vec<super::feedback::NoteNode>> {
+        let loader = ctx.data_unchecked::<DataLoader<super::loaders::NotesByTarget>>();
+        let found = loader.load_one(self.0.id).await.map_err(|e| (*e).clone())?;
+        Ok(found
+            .unwrap_or_default()
+            .into_iter()
+            .map(super::feedback::NoteNode)
+            .collect())
+    }
+    /// Signals on this entity, oldest first.
+    async fn signals(&self, ctx: &Context<'_>) -> Result<Vec<super::feedback::SignalNode>> {
+        let loader = ctx.data_unchecked::<DataLoader<super::loaders::SignalsByTarget>>();
+        let found = loader.load_one(self.0.id).await.map_err(|e| (*e).clone())?;
+        Ok(found
+            .unwrap_or_default()
+            .into_iter()
+            .map(super::feedback::SignalNode)
+            .collect())
+    }
+    /// Reported duplicate pairs involving this entity (never merged automatically).
+    async fn duplicate_candidates(
+        &self,
+        ctx: &Context<'_>,
+    ) -> Result<Vec<super::feedback::DuplicateCandidateNode>> {
+        let loader = ctx.data_unchecked::<DataLoader<super::loaders::DuplicatesByRecord>>();
+        let found = loader.load_one(self.0.id).await.map_err(|e| (*e).clone())?;
+        Ok(found
+            .unwrap_or_default()
+            .into_iter()
+            .map(super::feedback::DuplicateCandidateNode)
+            .collect())
+    }
     /// Listings offered by this entity, newest first.
     async fn listings(
         &self,

@@ -94,3 +94,23 @@ pub enum LinkType {
     SupportingEvidence,
     DuplicateOf,
 }
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::NoteVisibility")]
+pub enum NoteVisibility {
+    Internal,
+    Public,
+    PrincipalOnly,
+}
+
+#[derive(Enum, Copy, Clone, Eq, PartialEq)]
+#[graphql(remote = "domain::SignalType")]
+pub enum SignalType {
+    Confirm,
+    Reject,
+    Duplicate,
+    Stale,
+    Flag,
+    BoostConfidence,
+    ReduceConfidence,
+}

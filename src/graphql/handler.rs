@@ -73,6 +73,6 @@ async fn execute(
     request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {
-    let request = super::loaders::attach(request.data(ctx), state);
+    let request = super::loaders::attach(request, state, &ctx).data(ctx);
     Json(schema.execute(request).await).into_response()
 }

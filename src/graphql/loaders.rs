@@ -1,13 +1,16 @@
 //! Per-request DataLoaders: every edge of a page is fetched with one `= ANY($1)` per kind, never a
 //! query per row.
 
+use crate::ctx::Ctx;
 use crate::db::agents::Agent;
 use crate::db::contributions::LinkContribution;
 use crate::db::entities::Entity;
 use crate::db::entries::SpaceTimeEntry;
 use crate::db::listings::Listing;
+use crate::db::notes::Note;
 use crate::db::principals::Principal;
 use crate::db::requests::CanonicalRequest;
+use crate::db::signals::{DuplicateCandidate, Signal};
 use crate::services;
 use crate::state::AppState;
 use async_graphql::dataloader::{DataLoader, Loader};
@@ -58,7 +61,7 @@ impl Loader<Uuid> for ContributionsByTarget {
         let rows = services::canonical::contributions_to(&self.0, keys)
             .await
             .map_err(|e| Arc::new(e.into()))?;
-        Ok(group(rows, |c| c.target_canonical_id))
+        Ok(group_by(rows, |c| vec![c.target_canonical_id]))
     }
 }
 
@@ -69,24 +72,82 @@ impl Loader<Uuid> for ContributionsByEntry {
         let rows = services::canonical::contributions_from(&self.0, keys)
             .await
             .map_err(|e| Arc::new(e.into()))?;
-        Ok(group(rows, |c| c.source_space_time_entry_id))
+        Ok(group_by(rows, |c| vec![c.source_space_time_entry_id]))
     }
 }
 
-fn group(
-    rows: Vec<LinkContribution>,
-    key: impl Fn(&LinkContribution) -> Uuid,
-) -> HashMap<Uuid, Vec<LinkContribution>> {
-    let mut grouped: HashMap<Uuid, Vec<LinkContribution>> = HashMap::new();
+/// Notes per target, as visible to the request's caller.
+pub struct NotesByTarget(pub AppState, pub Ctx);
+/// Signals per target.
+pub struct SignalsByTarget(pub AppState);
+/// Duplicate review pairs per record (either side of the pair).
+pub struct DuplicatesByRecord(pub AppState);
+
+impl Loader<Uuid> for NotesByTarget {
+    type Value = Vec<Note>;
+    type Error = LoadError;
+    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<Note>>, LoadError> {
+        let rows = services::notes::for_targets(&self.0, &self.1, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))?;
+        Ok(group_by(rows, |n| vec![n.target_id]))
+    }
+}
+
+impl Loader<Uuid> for SignalsByTarget {
+    type Value = Vec<Signal>;
+    type Error = LoadError;
+    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<Signal>>, LoadError> {
+        let rows = services::signals::for_targets(&self.0, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))?;
+        Ok(group_by(rows, |s| vec![s.target_id]))
+    }
+}
+
+impl Loader<Uuid> for DuplicatesByRecord {
+    type Value = Vec<DuplicateCandidate>;
+    type Error = LoadError;
+    async fn load(
+        &self,
+        keys: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<DuplicateCandidate>>, LoadError> {
+        let rows = services::signals::candidates_for(&self.0, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))?;
+        Ok(group_by(rows, |d| vec![d.record_id, d.duplicate_of_id]))
+    }
+}
+
+fn group_by<T: Clone>(rows: Vec<T>, keys: impl Fn(&T) -> Vec<Uuid>) -> HashMap<Uuid, Vec<T>> {
+    let mut grouped: HashMap<Uuid, Vec<T>> = HashMap::new();
     for row in rows {
-        grouped.entry(key(&row)).or_default().push(row);
+        for key in keys(&row) {
+            grouped.entry(key).or_default().push(row.clone());
+        }
     }
     grouped
 }
 
 /// Fresh loaders for one request (their caches must not outlive it).
-pub fn attach(request: async_graphql::Request, state: &AppState) -> async_graphql::Request {
+pub fn attach(
+    request: async_graphql::Request,
+    state: &AppState,
+    ctx: &Ctx,
+) -> async_graphql::Request {
     request
+        .data(DataLoader::new(
+            NotesByTarget(state.clone(), ctx.clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(
+            SignalsByTarget(state.clone()),
+            tokio::spawn,
+        ))
+        .data(DataLoader::new(
+            DuplicatesByRecord(state.clone()),
+            tokio::spawn,
+        ))
         .data(DataLoader::new(
             PrincipalLoader(state.clone()),
             tokio::spawn,

@@ -5,11 +5,13 @@ mod canonical;
 mod entries;
 mod enums;
 mod errors;
+mod feedback;
 pub mod handler;
 mod loaders;
 mod paging;
 mod principals;
 mod processing;
+mod search;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
@@ -24,6 +26,8 @@ pub struct Query(
     agents::AgentQuery,
     entries::EntryQuery,
     canonical::CanonicalQuery,
+    search::SearchQuery,
+    feedback::FeedbackQuery,
 );
 
 #[derive(MergedObject, Default)]
@@ -32,6 +36,7 @@ pub struct Mutation(
     agents::AgentMutation,
     entries::EntryMutation,
     processing::ProcessingMutation,
+    feedback::FeedbackMutation,
 );
 
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;

@@ -50,7 +50,7 @@ pub async fn create_entry(
         super::extract::require_json(&headers)?;
         if bytes.len() > state.config.max_body_bytes {
             return Err(AppError::PayloadTooLarge {
-                limit_bytes: state.config.max_body_bytes,
+                limit_bytes: Some(state.config.max_body_bytes),
             });
         }
         (parse_json::<EntryCreate>(&bytes)?, Vec::new())

@@ -42,9 +42,7 @@ pub async fn read_body(req: Request, state: &AppState) -> Result<(HeaderMap, Byt
     let headers = req.headers().clone();
     let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
         if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::PayloadTooLarge {
-                limit_bytes: state.config.max_body_bytes,
-            }
+            AppError::PayloadTooLarge { limit_bytes: None }
         } else {
             AppError::invalid(
                 &["body"],
@@ -237,10 +235,15 @@ pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
+    let client = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip().to_string());
     let Some(header) = parts.headers.get(header::AUTHORIZATION) else {
         return Ok(Ctx {
             actor: None,
             request_id,
+            client,
         });
     };
     let value = header.to_str().map_err(|_| AppError::Unauthorized)?;
@@ -252,5 +255,6 @@ pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
     Ok(Ctx {
         actor: Some(actor),
         request_id,
+        client,
     })
 }

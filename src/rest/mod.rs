@@ -6,11 +6,13 @@ mod canonical;
 mod entries;
 mod error_response;
 pub mod extract;
+mod feedback;
 mod health;
 mod multipart;
 mod principals;
 mod processing;
 mod public;
+mod search;
 
 use crate::domain::ListParams;
 use crate::error::AppError;
@@ -111,10 +113,22 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(processing::process_entry))
         .routes(routes!(processing::rank_entity))
         .routes(routes!(processing::rank_all))
+        .routes(routes!(search::search))
+        .merge(feedback_routes())
         .routes(routes!(public::index))
         .routes(routes!(public::catalogue))
         .routes(routes!(public::agent_doc))
         .routes(routes!(public::terms))
+}
+
+/// Notes and signals: small bodies only.
+fn feedback_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(feedback::create_note, feedback::list_notes))
+        .routes(routes!(feedback::create_signal, feedback::list_signals))
+        .layer(axum::extract::DefaultBodyLimit::max(
+            feedback::MAX_FEEDBACK_BODY_BYTES,
+        ))
 }
 
 /// Entry creation accepts multipart uploads up to 25 MiB; its JSON bodies keep the global limit.

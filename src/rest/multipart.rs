@@ -14,7 +14,7 @@ use axum::extract::{FromRequest, Multipart, Request};
 fn stream_error(err: MultipartError) -> AppError {
     if err.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         AppError::PayloadTooLarge {
-            limit_bytes: MAX_MULTIPART_BYTES,
+            limit_bytes: Some(MAX_MULTIPART_BYTES),
         }
     } else {
         AppError::invalid(
@@ -64,7 +64,7 @@ pub async fn entry_with_attachments(
             "attachments" | "attachments[]" => {
                 if uploads.len() == MAX_ATTACHMENTS {
                     return Err(AppError::PayloadTooLarge {
-                        limit_bytes: MAX_MULTIPART_BYTES,
+                        limit_bytes: Some(MAX_MULTIPART_BYTES),
                     });
                 }
                 let filename = field.file_name().map(str::to_string);
@@ -73,7 +73,7 @@ pub async fn entry_with_attachments(
                 while let Some(chunk) = field.chunk().await.map_err(stream_error)? {
                     if bytes.len() + chunk.len() > MAX_ATTACHMENT_BYTES {
                         return Err(AppError::PayloadTooLarge {
-                            limit_bytes: MAX_ATTACHMENT_BYTES,
+                            limit_bytes: Some(MAX_ATTACHMENT_BYTES),
                         });
                     }
                     bytes.extend_from_slice(&chunk);

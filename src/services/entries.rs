@@ -174,7 +174,7 @@ fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> AppResult<NewE
 fn store_uploads(state: &AppState, uploads: Vec<Upload>) -> AppResult<Vec<Attachment>> {
     if uploads.len() > MAX_ATTACHMENTS {
         return Err(AppError::PayloadTooLarge {
-            limit_bytes: MAX_MULTIPART_BYTES,
+            limit_bytes: Some(MAX_MULTIPART_BYTES),
         });
     }
     let store = BlobStore::new(&state.config.data_dir);
@@ -182,7 +182,7 @@ fn store_uploads(state: &AppState, uploads: Vec<Upload>) -> AppResult<Vec<Attach
     for upload in uploads {
         if upload.bytes.len() > MAX_ATTACHMENT_BYTES {
             return Err(AppError::PayloadTooLarge {
-                limit_bytes: MAX_ATTACHMENT_BYTES,
+                limit_bytes: Some(MAX_ATTACHMENT_BYTES),
             });
         }
         let media_type = media::sniff(&upload.bytes, upload.declared_type.as_deref())

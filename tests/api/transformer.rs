@@ -572,6 +572,7 @@ async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() 
                 agent_status: spacetime_records::domain::AgentStatus::Active,
             }),
             request_id: String::new(),
+            client: None,
         };
         let tasks: Vec<_> = ids
             .iter()

@@ -1,0 +1,128 @@
+//! notes: free-text context on canonical records and raw entries, with visibility.
+
+use crate::domain::{ListParams, NoteVisibility};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// A note on a canonical record or an entry.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct Note {
+    pub id: Uuid,
+    pub created_by_agent_id: Option<Uuid>,
+    pub parent_note_id: Option<Uuid>,
+    pub target_schema: String,
+    pub target_table: String,
+    pub target_id: Uuid,
+    pub body: String,
+    pub visibility: NoteVisibility,
+    #[schema(value_type = Object)]
+    pub context: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+pub struct NewNote {
+    pub created_by_agent_id: Option<Uuid>,
+    pub author_principal_id: Option<Uuid>,
+    pub parent_note_id: Option<Uuid>,
+    pub target_schema: String,
+    pub target_table: String,
+    pub target_id: Uuid,
+    pub body: String,
+    pub visibility: NoteVisibility,
+    pub context: Value,
+}
+
+/// Who is reading: visibility is decided in the query, so a hidden note never leaves the database.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Viewer {
+    pub agent_id: Option<Uuid>,
+    pub principal_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct NoteFilter {
+    pub target_schema: Option<String>,
+    pub target_table: Option<String>,
+    pub target_id: Option<Uuid>,
+}
+
+const COLUMNS: &str = "id, created_by_agent_id, parent_note_id, target_schema, target_table, target_id, body, \
+    visibility, context, created_at_tstamp_utc, updated_at_tstamp_utc";
+
+const VISIBLE: &str = "(visibility = 'public'
+    OR ($1::uuid IS NOT NULL AND visibility = 'internal')
+    OR (visibility = 'principal_only' AND (author_principal_id = $2 OR created_by_agent_id = $1)))";
+
+pub async fn insert(conn: &mut PgConnection, n: &NewNote) -> Result<Note, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "INSERT INTO notes (id, created_by_agent_id, author_principal_id, parent_note_id, target_schema, target_table,
+             target_id, body, visibility, context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(n.created_by_agent_id)
+    .bind(n.author_principal_id)
+    .bind(n.parent_note_id)
+    .bind(&n.target_schema)
+    .bind(&n.target_table)
+    .bind(n.target_id)
+    .bind(&n.body)
+    .bind(n.visibility)
+    .bind(&n.context)
+    .fetch_one(conn)
+    .await
+}
+
+/// The target (schema, table, id) of a note, to check that a reply stays on its thread's target.
+pub async fn target_of(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<(String, String, Uuid)>, sqlx::Error> {
+    sqlx::query_as("SELECT target_schema, target_table, target_id FROM notes WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    viewer: Viewer,
+    f: &NoteFilter,
+    params: &ListParams,
+) -> Result<Vec<Note>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM notes WHERE {VISIBLE}
+           AND ($3::text IS NULL OR target_schema = $3) AND ($4::text IS NULL OR target_table = $4)
+           AND ($5::uuid IS NULL OR target_id = $5) AND ($6::uuid IS NULL OR id < $6)
+         ORDER BY id DESC LIMIT $7"
+    ))
+    .bind(viewer.agent_id)
+    .bind(viewer.principal_id)
+    .bind(&f.target_schema)
+    .bind(&f.target_table)
+    .bind(f.target_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// Visible notes on any of `targets` (loader batch), oldest first.
+pub async fn for_targets(
+    pool: &PgPool,
+    viewer: Viewer,
+    targets: &[Uuid],
+) -> Result<Vec<Note>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM notes WHERE {VISIBLE} AND target_id = ANY($3) ORDER BY id"
+    ))
+    .bind(viewer.agent_id)
+    .bind(viewer.principal_id)
+    .bind(targets)
+    .fetch_all(pool)
+    .await
+}

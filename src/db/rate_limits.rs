@@ -1,0 +1,26 @@
+//! Fixed-window counters in PostgreSQL, so every server process enforces one shared limit.
+
+use sqlx::PgPool;
+
+/// Counts one hit in the current window of `bucket`; returns (hits so far, seconds left in the window).
+pub async fn hit(pool: &PgPool, bucket: &str, window_secs: i64) -> Result<(i32, i64), sqlx::Error> {
+    let (hits, seconds_left): (i32, f64) = sqlx::query_as(
+        "WITH w AS (SELECT to_timestamp(floor(extract(epoch FROM now()) / $2) * $2) AS start)
+         INSERT INTO rate_limit_windows (bucket, window_start, hits)
+         SELECT $1, start, 1 FROM w
+         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limit_windows.hits + 1
+         RETURNING hits, extract(epoch FROM (window_start + make_interval(secs => $2) - now()))::float8",
+    )
+    .bind(bucket)
+    .bind(window_secs as f64)
+    .fetch_one(pool)
+    .await?;
+    if hits == 1 {
+        // A new window for this bucket: forget its old ones.
+        sqlx::query("DELETE FROM rate_limit_windows WHERE bucket = $1 AND window_start < now() - interval '1 hour'")
+            .bind(bucket)
+            .execute(pool)
+            .await?;
+    }
+    Ok((hits, seconds_left.ceil().max(1.0) as i64))
+}

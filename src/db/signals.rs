@@ -1,0 +1,175 @@
+//! signals: structured feedback on records, and the duplicate review queue they feed.
+
+use crate::domain::{CanonicalTable, ListParams, SignalType};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+/// Structured feedback about a record (docs/decisions/data-model.md).
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct Signal {
+    pub id: Uuid,
+    pub created_by_agent_id: Option<Uuid>,
+    pub signal_type: SignalType,
+    pub target_schema: String,
+    pub target_table: String,
+    pub target_id: Uuid,
+    pub duplicate_of_id: Option<Uuid>,
+    pub weight: Decimal,
+    pub reason: Option<String>,
+    #[schema(value_type = Object)]
+    pub context: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// A pair of records an agent reported as duplicates, waiting for a human decision.
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+pub struct DuplicateCandidate {
+    pub id: Uuid,
+    pub canonical_table: CanonicalTable,
+    pub record_id: Uuid,
+    pub duplicate_of_id: Uuid,
+    pub first_signal_id: Uuid,
+    pub signal_count: i32,
+    /// open, confirmed or dismissed.
+    pub status: String,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+pub struct NewSignal {
+    pub created_by_agent_id: Option<Uuid>,
+    pub signal_type: SignalType,
+    pub target_schema: String,
+    pub target_table: String,
+    pub target_id: Uuid,
+    pub duplicate_of_id: Option<Uuid>,
+    pub weight: Decimal,
+    pub reason: Option<String>,
+    pub context: Value,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SignalFilter {
+    pub target_schema: Option<String>,
+    pub target_table: Option<String>,
+    pub target_id: Option<Uuid>,
+}
+
+const COLUMNS: &str = "id, created_by_agent_id, signal_type, target_schema, target_table, target_id, duplicate_of_id, \
+    weight, reason, context, created_at_tstamp_utc, updated_at_tstamp_utc";
+
+const CANDIDATE_COLUMNS: &str = "id, canonical_table, record_id, duplicate_of_id, first_signal_id, signal_count, status, \
+    created_at_tstamp_utc, updated_at_tstamp_utc";
+
+pub async fn insert(conn: &mut PgConnection, s: &NewSignal) -> Result<Signal, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "INSERT INTO signals (id, created_by_agent_id, signal_type, target_schema, target_table, target_id,
+             duplicate_of_id, weight, reason, context)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(s.created_by_agent_id)
+    .bind(s.signal_type)
+    .bind(&s.target_schema)
+    .bind(&s.target_table)
+    .bind(s.target_id)
+    .bind(s.duplicate_of_id)
+    .bind(s.weight)
+    .bind(&s.reason)
+    .bind(&s.context)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn list(
+    pool: &PgPool,
+    f: &SignalFilter,
+    params: &ListParams,
+) -> Result<Vec<Signal>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM signals
+         WHERE ($1::text IS NULL OR target_schema = $1) AND ($2::text IS NULL OR target_table = $2)
+           AND ($3::uuid IS NULL OR target_id = $3) AND ($4::uuid IS NULL OR id < $4)
+         ORDER BY id DESC LIMIT $5"
+    ))
+    .bind(&f.target_schema)
+    .bind(&f.target_table)
+    .bind(f.target_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// Queues the pair once, whichever way round it is reported; later reports count up.
+pub async fn queue_duplicate(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    record_id: Uuid,
+    duplicate_of_id: Uuid,
+    signal_id: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO duplicate_candidates (id, canonical_table, record_id, duplicate_of_id, first_signal_id)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (canonical_table, least(record_id, duplicate_of_id), greatest(record_id, duplicate_of_id))
+         DO UPDATE SET signal_count = duplicate_candidates.signal_count + 1",
+    )
+    .bind(Uuid::now_v7())
+    .bind(table)
+    .bind(record_id)
+    .bind(duplicate_of_id)
+    .bind(signal_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn duplicate_candidates(
+    pool: &PgPool,
+    status: Option<&str>,
+    record_id: Option<Uuid>,
+    params: &ListParams,
+) -> Result<Vec<DuplicateCandidate>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {CANDIDATE_COLUMNS} FROM duplicate_candidates
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR record_id = $2 OR duplicate_of_id = $2)
+           AND ($3::uuid IS NULL OR id < $3)
+         ORDER BY id DESC LIMIT $4"
+    ))
+    .bind(status)
+    .bind(record_id)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// Signals on any of `targets` (loader batch), oldest first.
+pub async fn for_targets(pool: &PgPool, targets: &[Uuid]) -> Result<Vec<Signal>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM signals WHERE target_id = ANY($1) ORDER BY id"
+    ))
+    .bind(targets)
+    .fetch_all(pool)
+    .await
+}
+
+/// Open or decided pairs involving any of `records` (loader batch), oldest first.
+pub async fn candidates_for(
+    pool: &PgPool,
+    records: &[Uuid],
+) -> Result<Vec<DuplicateCandidate>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {CANDIDATE_COLUMNS} FROM duplicate_candidates
+         WHERE record_id = ANY($1) OR duplicate_of_id = ANY($1) ORDER BY id"
+    ))
+    .bind(records)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,86 @@
+//! /api/v1/notes and /api/v1/signals (no key required; a bearer, when sent, must be valid).
+
+use super::extract::{MaybeAuth, ValidJson, ValidQuery};
+use super::{Created, ErrorBody, ValidationErrorBody};
+use crate::db::notes::{Note, NoteFilter};
+use crate::db::signals::{Signal, SignalFilter};
+use crate::domain::ListParams;
+use crate::error::AppError;
+use crate::services::notes::{self, NoteCreate};
+use crate::services::signals::{self, SignalCreate};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use serde::Deserialize;
+use uuid::Uuid;
+
+/// Bodies of notes and signals are small; anything larger is refused with 413.
+pub const MAX_FEEDBACK_BODY_BYTES: usize = 16 * 1024;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TargetQuery {
+    pub target_schema: Option<String>,
+    pub target_table: Option<String>,
+    pub target_id: Option<Uuid>,
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
+
+#[utoipa::path(post, path = "/api/v1/notes", tag = "feedback", request_body = NoteCreate,
+    responses((status = 201, body = Note), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+              (status = 422, body = ValidationErrorBody), (status = 429, body = ErrorBody)))]
+pub async fn create_note(
+    State(state): State<AppState>,
+    MaybeAuth(ctx): MaybeAuth,
+    ValidJson(body): ValidJson<NoteCreate>,
+) -> Result<Created<Note>, AppError> {
+    notes::create(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
+}
+
+#[utoipa::path(get, path = "/api/v1/notes", tag = "feedback", params(TargetQuery),
+    responses((status = 200, description = "Notes visible to the caller", body = Vec<Note>),
+              (status = 401, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_notes(
+    State(state): State<AppState>,
+    MaybeAuth(ctx): MaybeAuth,
+    ValidQuery(q): ValidQuery<TargetQuery>,
+) -> Result<Json<Vec<Note>>, AppError> {
+    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    let filter = NoteFilter {
+        target_schema: q.target_schema,
+        target_table: q.target_table,
+        target_id: q.target_id,
+    };
+    Ok(Json(notes::list(&state, &ctx, filter, params).await?.items))
+}
+
+#[utoipa::path(post, path = "/api/v1/signals", tag = "feedback", request_body = SignalCreate,
+    responses((status = 201, body = Signal), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+              (status = 422, body = ValidationErrorBody), (status = 429, body = ErrorBody)))]
+pub async fn create_signal(
+    State(state): State<AppState>,
+    MaybeAuth(ctx): MaybeAuth,
+    ValidJson(body): ValidJson<SignalCreate>,
+) -> Result<Created<Signal>, AppError> {
+    signals::create(&state, &ctx, body, &["body"])
+        .await
+        .map(Created)
+}
+
+#[utoipa::path(get, path = "/api/v1/signals", tag = "feedback", params(TargetQuery),
+    responses((status = 200, body = Vec<Signal>), (status = 422, body = ValidationErrorBody)))]
+pub async fn list_signals(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<TargetQuery>,
+) -> Result<Json<Vec<Signal>>, AppError> {
+    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    let filter = SignalFilter {
+        target_schema: q.target_schema,
+        target_table: q.target_table,
+        target_id: q.target_id,
+    };
+    Ok(Json(signals::list(&state, filter, params).await?.items))
+}

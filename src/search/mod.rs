@@ -1,0 +1,10 @@
+//! Search by text, place and radius. `request` validates what a caller asked for, `sql` turns it
+//! into one statement (the only SQL built at run time; every value is bound), `filters` holds the
+//! small filter language. Scoring is documented in docs/search.md.
+
+pub mod filters;
+pub mod request;
+pub mod sql;
+
+pub use request::{CanonicalType, SearchInput, SearchRequest, SortOrder};
+pub use sql::{Hit, explain, run};

@@ -1,0 +1,301 @@
+//! SearchRequest → one SQL statement. Identifiers come only from the fixed `TableSpec`s below;
+//! every value the caller sent is a bound parameter.
+//!
+//! Each table contributes `(SELECT ... ORDER BY score LIMIT n)`; a mixed search unions them and
+//! keeps the best n overall. Candidate rows come from the GIN indexes (full text, trigram) and,
+//! with a radius, the GiST index on `location`; `sort=distance` walks the GiST index nearest first.
+
+use super::request::{CanonicalType, SearchRequest, SortOrder};
+use crate::domain::CanonicalTable;
+use sqlx::{PgPool, Postgres, QueryBuilder};
+use uuid::Uuid;
+
+struct TableSpec {
+    name: &'static str,
+    label: &'static str,
+    type_column: &'static str,
+    has_currency: bool,
+    /// (dimension, SQL predicate that it is present)
+    dimensions: &'static [(&'static str, &'static str)],
+}
+
+const COMMON_DIMENSIONS: [(&str, &str); 7] = [
+    ("address_text", "coalesce(address_text, '') <> ''"),
+    ("city", "coalesce(city, '') <> ''"),
+    ("country_code", "country_code IS NOT NULL"),
+    ("description", "coalesce(description, '') <> ''"),
+    ("categories", "cardinality(categories) > 0"),
+    ("link_urls", "jsonb_array_length(link_urls) > 0"),
+    ("contact_agent_id", "contact_agent_id IS NOT NULL"),
+];
+
+const ENTITIES: TableSpec = TableSpec {
+    name: "canonical.entities",
+    label: "display_name",
+    type_column: "entity_type",
+    has_currency: false,
+    dimensions: &[
+        ("phone", "coalesce(phone, '') <> ''"),
+        ("website_url", "coalesce(website_url, '') <> ''"),
+        ("email", "coalesce(email, '') <> ''"),
+    ],
+};
+
+const LISTINGS: TableSpec = TableSpec {
+    name: "canonical.listings",
+    label: "title",
+    type_column: "listing_type",
+    has_currency: true,
+    dimensions: &[
+        ("price_amount", "price_amount IS NOT NULL"),
+        ("currency_code", "currency_code IS NOT NULL"),
+        (
+            "availability_status",
+            "coalesce(availability_status, '') <> ''",
+        ),
+    ],
+};
+
+const REQUESTS: TableSpec = TableSpec {
+    name: "canonical.requests",
+    label: "title",
+    type_column: "request_type",
+    has_currency: true,
+    dimensions: &[
+        ("budget_amount", "budget_amount IS NOT NULL"),
+        ("currency_code", "currency_code IS NOT NULL"),
+    ],
+};
+
+/// Score weights (docs/search.md).
+const TEXT_WEIGHT_WITH_POINT: f64 = 0.55;
+const DISTANCE_WEIGHT: f64 = 0.30;
+const CONFIDENCE_WEIGHT_WITH_POINT: f64 = 0.15;
+const TEXT_WEIGHT: f64 = 0.85;
+const CONFIDENCE_WEIGHT: f64 = 0.15;
+/// Distance at which the distance score falls to 1/e when no radius was given.
+const DEFAULT_DISTANCE_SCALE_M: f64 = 10_000.0;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Hit {
+    pub canonical_table: String,
+    pub id: Uuid,
+    pub label: String,
+    pub score: f64,
+    pub text_score: f64,
+    pub distance_score: Option<f64>,
+    pub confidence: f64,
+    pub distance_m: Option<f64>,
+}
+
+impl Hit {
+    pub fn table(&self) -> CanonicalTable {
+        self.canonical_table
+            .parse()
+            .unwrap_or(CanonicalTable::Entities)
+    }
+}
+
+fn dimension_predicate(spec: &TableSpec, dimension: &str) -> Option<&'static str> {
+    spec.dimensions
+        .iter()
+        .chain(COMMON_DIMENSIONS.iter())
+        .find(|(d, _)| *d == dimension)
+        .map(|(_, p)| *p)
+}
+
+/// A table takes part unless a filter or a required dimension names something it cannot have.
+fn applies(spec: &TableSpec, req: &SearchRequest) -> bool {
+    let type_filters = ["entity_type", "listing_type", "request_type"];
+    let foreign_type_filter = type_filters
+        .iter()
+        .any(|f| *f != spec.type_column && req.filters.contains_key(*f));
+    let currency_without_column = req.filters.contains_key("currency_code") && !spec.has_currency;
+    let missing_dimension = req
+        .dimensions
+        .iter()
+        .any(|d| dimension_predicate(spec, d).is_none());
+    !(foreign_type_filter || currency_without_column || missing_dimension)
+}
+
+fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
+    let chosen: Vec<&'static TableSpec> = match req.canonical_type {
+        CanonicalType::Entity => vec![&ENTITIES],
+        CanonicalType::Listing => vec![&LISTINGS],
+        CanonicalType::Request => vec![&REQUESTS],
+        CanonicalType::Mixed => vec![&ENTITIES, &LISTINGS, &REQUESTS],
+    };
+    chosen
+        .into_iter()
+        .filter(|spec| applies(spec, req))
+        .collect()
+}
+
+fn push_point(qb: &mut QueryBuilder<'_, Postgres>, (lat, lng): (f64, f64)) {
+    qb.push("ST_SetSRID(ST_MakePoint(")
+        .push_bind(lng)
+        .push(", ")
+        .push_bind(lat)
+        .push("), 4326)::geography");
+}
+
+fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &SearchRequest) {
+    let label = spec.label;
+    qb.push(format!(
+        "(SELECT '{}'::text AS canonical_table, id, {label} AS label, ",
+        spec.name
+    ));
+    // text relevance: a full-text hit, its rank, and trigram similarity of the label
+    qb.push("(0.4 * (search_document @@ websearch_to_tsquery('simple', ")
+        .push_bind(req.query.clone());
+    qb.push("))::int + 0.2 * least(1.0, 10 * ts_rank_cd(search_document, websearch_to_tsquery('simple', ");
+    qb.push_bind(req.query.clone());
+    qb.push(format!("))) + 0.4 * greatest(similarity({label}, "));
+    qb.push_bind(req.query.clone())
+        .push("), word_similarity(")
+        .push_bind(req.query.clone());
+    qb.push(format!(
+        ", {label})))::float8 AS text_score, score_confidence::float8 AS confidence, "
+    ));
+    match req.point {
+        Some(point) => {
+            qb.push("ST_Distance(location, ");
+            push_point(qb, point);
+            qb.push(", false) AS distance_m");
+        }
+        None => {
+            qb.push("NULL::float8 AS distance_m");
+        }
+    }
+    qb.push(format!(
+        " FROM {} WHERE (search_document @@ websearch_to_tsquery('simple', ",
+        spec.name
+    ));
+    qb.push_bind(req.query.clone())
+        .push(format!(") OR {label} % "));
+    qb.push_bind(req.query.clone())
+        .push(" OR ")
+        .push_bind(req.query.clone())
+        .push(format!(" <% {label})"));
+    match req.filters.get("status") {
+        Some(statuses) => {
+            qb.push(" AND status = ANY(")
+                .push_bind(statuses.clone())
+                .push(")");
+        }
+        None => {
+            qb.push(" AND status NOT IN ('archived', 'withdrawn')");
+        }
+    }
+    if let (Some(point), Some(radius)) = (req.point, req.radius_m) {
+        qb.push(" AND ST_DWithin(location, ");
+        push_point(qb, point);
+        qb.push(", ").push_bind(radius as f64).push(", false)");
+    }
+    for (key, column) in [
+        ("country_code", "country_code"),
+        ("currency_code", "currency_code"),
+        (spec.type_column, spec.type_column),
+    ] {
+        if let Some(values) = req.filters.get(key) {
+            qb.push(format!(" AND {column} = ANY("))
+                .push_bind(values.clone())
+                .push(")");
+        }
+    }
+    if let Some(cities) = req.filters.get("city") {
+        let lowered: Vec<String> = cities.iter().map(|c| c.to_lowercase()).collect();
+        qb.push(" AND lower(city) = ANY(")
+            .push_bind(lowered)
+            .push(")");
+    }
+    if let Some(categories) = req.filters.get("categories") {
+        let lowered: Vec<String> = categories.iter().map(|c| c.to_lowercase()).collect();
+        qb.push(" AND EXISTS (SELECT 1 FROM unnest(categories) AS c WHERE lower(c) = ANY(")
+            .push_bind(lowered)
+            .push("))");
+    }
+    for dimension in &req.dimensions {
+        if let Some(predicate) = dimension_predicate(spec, dimension) {
+            qb.push(format!(" AND {predicate}"));
+        }
+    }
+    if req.sort == SortOrder::Distance
+        && let Some(point) = req.point
+    {
+        qb.push(" ORDER BY location <-> ");
+        push_point(qb, point);
+        qb.push(", id LIMIT ").push_bind(req.max_results);
+    }
+    qb.push(")");
+}
+
+fn push_score(qb: &mut QueryBuilder<'_, Postgres>, req: &SearchRequest) {
+    match req.point {
+        Some(_) => {
+            let scale = req
+                .radius_m
+                .map_or(DEFAULT_DISTANCE_SCALE_M, |r| r as f64 / 2.0)
+                .max(1.0);
+            qb.push(format!(
+                "round(({TEXT_WEIGHT_WITH_POINT} * text_score + {DISTANCE_WEIGHT} * exp(-distance_m / {scale}) \
+                 + {CONFIDENCE_WEIGHT_WITH_POINT} * confidence)::numeric, 4)::float8 AS score, \
+                 round(exp(-distance_m / {scale})::numeric, 4)::float8 AS distance_score"
+            ));
+        }
+        None => {
+            qb.push(format!(
+                "round(({TEXT_WEIGHT} * text_score + {CONFIDENCE_WEIGHT} * confidence)::numeric, 4)::float8 AS score, \
+                 NULL::float8 AS distance_score"
+            ));
+        }
+    }
+}
+
+/// The statement for `req` behind `prefix` (empty, or `EXPLAIN ` to see the plan).
+fn build(req: &SearchRequest, prefix: &str) -> Option<QueryBuilder<'static, Postgres>> {
+    let specs = tables(req);
+    if specs.is_empty() {
+        return None;
+    }
+    let mut qb = QueryBuilder::new(format!("{prefix}SELECT canonical_table, id, label, "));
+    push_score(&mut qb, req);
+    qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
+    for (i, spec) in specs.iter().enumerate() {
+        if i > 0 {
+            qb.push(" UNION ALL ");
+        }
+        push_table(&mut qb, spec, req);
+    }
+    qb.push(") AS hits ORDER BY ");
+    match req.sort {
+        SortOrder::Distance => qb.push("distance_m, id"),
+        SortOrder::Relevance => qb.push("score DESC, id"),
+    };
+    qb.push(" LIMIT ").push_bind(req.max_results);
+    Some(qb)
+}
+
+pub async fn run(pool: &PgPool, req: &SearchRequest) -> Result<Vec<Hit>, sqlx::Error> {
+    match build(req, "") {
+        Some(mut qb) => qb.build_query_as::<Hit>().fetch_all(pool).await,
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used).
+/// `prefix` is `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`.
+pub async fn explain<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    req: &SearchRequest,
+    prefix: &str,
+) -> Result<String, sqlx::Error> {
+    match build(req, &format!("{prefix} ")) {
+        Some(mut qb) => Ok(qb
+            .build_query_scalar::<String>()
+            .fetch_all(executor)
+            .await?
+            .join("\n")),
+        None => Ok(String::new()),
+    }
+}

@@ -1,0 +1,175 @@
+//! Search by text, place and radius: one service for REST, GraphQL (and later MCP).
+
+use crate::db::entities::Entity;
+use crate::db::listings::Listing;
+use crate::db::requests::CanonicalRequest;
+use crate::domain::CanonicalTable;
+use crate::error::AppResult;
+use crate::search::filters::{Filters, dimensions_present};
+use crate::search::{self, CanonicalType, SearchInput, SearchRequest, SortOrder};
+use crate::services::canonical;
+use crate::state::AppState;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// The parts a result's score is made of (docs/search.md).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ScoreParts {
+    /// 0..1: full-text match and rank, trigram similarity of the name or title.
+    pub text: f64,
+    /// 0..1: exp(−distance / scale); null without a point.
+    pub distance: Option<f64>,
+    /// The record's score_confidence.
+    pub confidence: f64,
+}
+
+/// The full canonical record of a hit.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum CanonicalRecord {
+    Entity(Entity),
+    Listing(Listing),
+    Request(CanonicalRequest),
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SearchResult {
+    pub canonical_table: CanonicalTable,
+    /// entity, listing or request.
+    pub canonical_type: String,
+    pub id: Uuid,
+    /// The display name or title.
+    pub label: String,
+    pub score: f64,
+    pub score_parts: ScoreParts,
+    /// Metres from the given point; null without a point.
+    pub distance_meters: Option<f64>,
+    /// Which of the searchable dimensions this record has.
+    pub dimensions_present: Vec<String>,
+    pub record: CanonicalRecord,
+}
+
+/// The search as the service understood it, after defaults.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct EffectiveQuery {
+    pub query: String,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub radius_meters: Option<i64>,
+    pub canonical_type: CanonicalType,
+    pub filters: Filters,
+    pub response_must_include_dimensions: Vec<String>,
+    pub max_results: i64,
+    pub sort: SortOrder,
+}
+
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SearchResponse {
+    pub query: EffectiveQuery,
+    pub results: Vec<SearchResult>,
+}
+
+fn type_name(table: CanonicalTable) -> &'static str {
+    match table {
+        CanonicalTable::Entities => "entity",
+        CanonicalTable::Listings => "listing",
+        CanonicalTable::Requests => "request",
+    }
+}
+
+pub async fn search(
+    state: &AppState,
+    input: SearchInput,
+    loc: &[&str],
+) -> AppResult<SearchResponse> {
+    let request = SearchRequest::validate(input, loc)?;
+    let hits = search::run(&state.pool, &request).await?;
+    let ids_of = |table: CanonicalTable| -> Vec<Uuid> {
+        hits.iter()
+            .filter(|h| h.table() == table)
+            .map(|h| h.id)
+            .collect()
+    };
+    let mut records: HashMap<Uuid, CanonicalRecord> = HashMap::new();
+    records.extend(
+        canonical::entities_by_ids(state, &ids_of(CanonicalTable::Entities))
+            .await?
+            .into_iter()
+            .map(|e| (e.id, CanonicalRecord::Entity(e))),
+    );
+    records.extend(
+        canonical::listings_by_ids(state, &ids_of(CanonicalTable::Listings))
+            .await?
+            .into_iter()
+            .map(|l| (l.id, CanonicalRecord::Listing(l))),
+    );
+    records.extend(
+        canonical::requests_by_ids(state, &ids_of(CanonicalTable::Requests))
+            .await?
+            .into_iter()
+            .map(|r| (r.id, CanonicalRecord::Request(r))),
+    );
+    let results = hits
+        .into_iter()
+        .filter_map(|hit| {
+            let record = records.remove(&hit.id)?;
+            let table = hit.table();
+            Some(SearchResult {
+                canonical_table: table,
+                canonical_type: type_name(table).to_string(),
+                id: hit.id,
+                label: hit.label,
+                score: hit.score,
+                score_parts: ScoreParts {
+                    text: hit.text_score,
+                    distance: hit.distance_score,
+                    confidence: hit.confidence,
+                },
+                distance_meters: hit.distance_m.map(|d| (d * 10.0).round() / 10.0),
+                dimensions_present: dimensions_present(
+                    &serde_json::to_value(&record).unwrap_or(Value::Null),
+                ),
+                record,
+            })
+        })
+        .collect();
+    let query = EffectiveQuery {
+        query: request.query,
+        latitude: request.point.map(|p| p.0),
+        longitude: request.point.map(|p| p.1),
+        radius_meters: request.radius_m,
+        canonical_type: request.canonical_type,
+        filters: request.filters,
+        response_must_include_dimensions: request.dimensions,
+        max_results: request.max_results,
+        sort: request.sort,
+    };
+    Ok(SearchResponse { query, results })
+}
+
+fn location(record: &CanonicalRecord) -> (f64, f64) {
+    match record {
+        CanonicalRecord::Entity(e) => (e.location_lng, e.location_lat),
+        CanonicalRecord::Listing(l) => (l.location_lng, l.location_lat),
+        CanonicalRecord::Request(r) => (r.location_lng, r.location_lat),
+    }
+}
+
+/// The same hits as an RFC 7946 FeatureCollection (coordinates are [longitude, latitude]).
+pub fn feature_collection(response: &SearchResponse) -> Value {
+    let features: Vec<Value> = response
+        .results
+        .iter()
+        .map(|hit| {
+            let (lng, lat) = location(&hit.record);
+            let mut properties = serde_json::to_value(hit).unwrap_or(Value::Null);
+            if let Some(map) = properties.as_object_mut() {
+                map.remove("id");
+            }
+            json!({"type": "Feature", "id": hit.id, "geometry": {"type": "Point", "coordinates": [lng, lat]}, "properties": properties})
+        })
+        .collect();
+    json!({"type": "FeatureCollection", "features": features, "query": response.query})
+}

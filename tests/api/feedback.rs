@@ -1,0 +1,450 @@
+//! Notes and signals: targets, threads, authorship, visibility, effects, abuse limits.
+
+use crate::harness::{TestApp, entity_entry, locs};
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+
+async fn entity(app: &TestApp, name: &str, lng: f64) -> String {
+    let admin = app.admin_key().await;
+    let (_, key) = app.register(&format!("{name} Source")).await;
+    let r = app
+        .publish(&key, &admin, entity_entry(name, 53.48, lng, json!({})))
+        .await;
+    r["canonical_id"].as_str().unwrap().to_string()
+}
+
+fn note(target: &str, visibility: &str, body: &str) -> Value {
+    json!({"target_schema": "canonical", "target_table": "entities", "target_id": target, "body": body, "visibility": visibility})
+}
+
+fn bodies(r: &Value) -> Vec<String> {
+    let mut b: Vec<String> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["body"].as_str().unwrap().to_string())
+        .collect();
+    b.sort();
+    b
+}
+
+#[tokio::test]
+async fn note_visibility_follows_the_reader() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Noted Ltd", -2.24).await;
+    let principal = app
+        .post(
+            "/api/v1/principals",
+            json!({"principal_type": "company", "display_name": "Acme Group"}),
+        )
+        .await;
+    let member = |name: &str| {
+        let body = json!({"agent_type": "api_agent", "display_name": name, "principal_id": principal.body["id"]});
+        let app = &app;
+        async move {
+            app.post("/api/v1/agents/register", body).await.body["api_key"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        }
+    };
+    let (alice, colleague) = (member("Alice").await, member("Colleague").await);
+    let (_, outsider) = app.register("Outsider").await;
+    let anon_public = app
+        .post("/api/v1/notes", note(&target, "public", "public note"))
+        .await;
+    assert_eq!(
+        anon_public.status,
+        StatusCode::CREATED,
+        "{}",
+        anon_public.text
+    );
+    assert!(anon_public.body["created_by_agent_id"].is_null());
+    assert_eq!(
+        app.post_as(
+            "/api/v1/notes",
+            note(&target, "internal", "internal note"),
+            &alice
+        )
+        .await
+        .status,
+        StatusCode::CREATED
+    );
+    let private = app
+        .post_as(
+            "/api/v1/notes",
+            note(&target, "principal_only", "group note"),
+            &alice,
+        )
+        .await;
+    assert_eq!(private.status, StatusCode::CREATED);
+    assert_eq!(
+        private.body["created_by_agent_id"],
+        app.get_as("/api/v1/agents/me", &alice).await.body["id"]
+    );
+    let default_visibility = app.post_as("/api/v1/notes", json!({"target_schema": "canonical", "target_table": "entities", "target_id": target, "body": "no visibility given"}), &alice).await;
+    assert_eq!(default_visibility.body["visibility"], "internal");
+
+    let path =
+        format!("/api/v1/notes?target_schema=canonical&target_table=entities&target_id={target}");
+    assert_eq!(bodies(&app.get(&path).await.body), ["public note"]);
+    assert_eq!(
+        bodies(&app.get_as(&path, &outsider).await.body),
+        ["internal note", "no visibility given", "public note"]
+    );
+    assert_eq!(
+        bodies(&app.get_as(&path, &colleague).await.body),
+        [
+            "group note",
+            "internal note",
+            "no visibility given",
+            "public note"
+        ]
+    );
+    let gql = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id) { notes { body visibility } } }",
+            json!({"id": target}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        gql.body["data"]["entity"]["notes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let gql_colleague = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id) { notes { body } } }",
+            json!({"id": target}),
+            Some(&colleague),
+        )
+        .await;
+    assert_eq!(
+        gql_colleague.body["data"]["entity"]["notes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    assert_eq!(
+        app.request("GET", &path, None, Some("str_invalid"))
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn notes_check_targets_threads_and_authorship() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Threaded Ltd", -2.24).await;
+    let other = entity(&app, "Elsewhere Ltd", -1.0).await;
+    let (_, key) = app.register("Threader").await;
+    let root = app
+        .post_as("/api/v1/notes", note(&target, "public", "root"), &key)
+        .await;
+    let mut reply = note(&target, "public", "reply");
+    reply["parent_note_id"] = root.body["id"].clone();
+    assert_eq!(
+        app.post_as("/api/v1/notes", reply.clone(), &key)
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    let mut misplaced = note(&other, "public", "wrong thread");
+    misplaced["parent_note_id"] = root.body["id"].clone();
+    assert_eq!(
+        locs(&app.post_as("/api/v1/notes", misplaced, &key).await.body),
+        ["body.parent_note_id"]
+    );
+    reply["parent_note_id"] = json!(uuid::Uuid::now_v7());
+    assert_eq!(
+        locs(&app.post_as("/api/v1/notes", reply, &key).await.body),
+        ["body.parent_note_id"]
+    );
+    let bad_pair = json!({"target_schema": "public", "target_table": "agents", "target_id": target, "body": "x"});
+    assert_eq!(
+        locs(&app.post("/api/v1/notes", bad_pair).await.body),
+        ["body.target_table"]
+    );
+    assert_eq!(
+        locs(
+            &app.post(
+                "/api/v1/notes",
+                note(&uuid::Uuid::now_v7().to_string(), "public", "x")
+            )
+            .await
+            .body
+        ),
+        ["body.target_id"]
+    );
+    let mut impostor = note(&target, "public", "x");
+    impostor["created_by_agent_id"] = json!(uuid::Uuid::now_v7());
+    assert_eq!(
+        locs(&app.post_as("/api/v1/notes", impostor, &key).await.body),
+        ["body.created_by_agent_id"]
+    );
+    assert_eq!(
+        locs(
+            &app.post("/api/v1/notes", note(&target, "principal_only", "x"))
+                .await
+                .body
+        ),
+        ["body.visibility"]
+    );
+    assert_eq!(
+        locs(
+            &app.post("/api/v1/notes", note(&target, "public", ""))
+                .await
+                .body
+        ),
+        ["body.body"]
+    );
+    let entry = app
+        .post_entry(
+            &key,
+            json!({"entry_type": "observation", "latitude": 1, "longitude": 1}),
+        )
+        .await;
+    let on_entry = json!({"target_schema": "public", "target_table": "space_time_entries", "target_id": entry.body["id"], "body": "about this entry", "visibility": "public"});
+    assert_eq!(
+        app.post("/api/v1/notes", on_entry).await.status,
+        StatusCode::CREATED
+    );
+    let huge = note(&target, "public", &"x".repeat(17 * 1024));
+    assert_eq!(
+        app.post("/api/v1/notes", huge).await.status,
+        StatusCode::PAYLOAD_TOO_LARGE
+    );
+}
+
+fn signal(target: &str, signal_type: &str) -> Value {
+    json!({"signal_type": signal_type, "target_schema": "canonical", "target_table": "entities", "target_id": target})
+}
+
+async fn scores(app: &TestApp, id: &str) -> (Option<f64>, f64) {
+    let e = app.get(&format!("/api/v1/entities/{id}")).await.body;
+    (
+        e["score_signal"].as_str().map(|s| s.parse().unwrap()),
+        e["score_confidence"].as_str().unwrap().parse().unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn signals_feed_the_scores_at_once_and_repeats_count_once() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Signalled Ltd", -2.24).await;
+    let (_, alice) = app.register("Confirmer").await;
+    let (_, bob) = app.register("Rejecter").await;
+    let (none, base) = scores(&app, &target).await;
+    assert_eq!(none, None);
+    let r = app
+        .post_as("/api/v1/signals", signal(&target, "confirm"), &alice)
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    assert_eq!(r.body["weight"], "1");
+    let (after_confirm, raised) = scores(&app, &target).await;
+    assert_eq!(after_confirm, Some(1.0));
+    assert!(raised > base);
+    for _ in 0..3 {
+        app.post_as("/api/v1/signals", signal(&target, "confirm"), &alice)
+            .await;
+    }
+    let mut reject = signal(&target, "reject");
+    reject["weight"] = json!("1");
+    app.post_as("/api/v1/signals", reject, &bob).await;
+    let (balanced, _) = scores(&app, &target).await;
+    assert_eq!(
+        balanced,
+        Some(0.5),
+        "four identical confirms from one agent count once against one reject"
+    );
+    let listed = app
+        .get(&format!(
+            "/api/v1/signals?target_schema=canonical&target_table=entities&target_id={target}"
+        ))
+        .await;
+    assert_eq!(listed.body.as_array().unwrap().len(), 5);
+}
+
+#[tokio::test]
+async fn a_duplicate_signal_queues_the_pair_for_review_and_merges_nothing() {
+    let app = TestApp::new().await;
+    let a = entity(&app, "Twin One Ltd", -2.24).await;
+    let b = entity(&app, "Twin Two Ltd", -1.00).await;
+    let (_, key) = app.register("Dedup Reporter").await;
+    assert_eq!(
+        locs(
+            &app.post_as("/api/v1/signals", signal(&a, "duplicate"), &key)
+                .await
+                .body
+        ),
+        ["body.duplicate_of_id"]
+    );
+    let mut flag_with_other = signal(&a, "flag");
+    flag_with_other["duplicate_of_id"] = json!(b);
+    assert_eq!(
+        locs(
+            &app.post_as("/api/v1/signals", flag_with_other, &key)
+                .await
+                .body
+        ),
+        ["body.duplicate_of_id"]
+    );
+    let mut dup = signal(&a, "duplicate");
+    dup["duplicate_of_id"] = json!(uuid::Uuid::now_v7());
+    assert_eq!(
+        locs(&app.post_as("/api/v1/signals", dup.clone(), &key).await.body),
+        ["body.duplicate_of_id"]
+    );
+    dup["duplicate_of_id"] = json!(b);
+    assert_eq!(
+        app.post_as("/api/v1/signals", dup, &key).await.status,
+        StatusCode::CREATED
+    );
+    let mut reverse = signal(&b, "duplicate");
+    reverse["duplicate_of_id"] = json!(a);
+    app.post("/api/v1/signals", reverse).await;
+    let q = "query($id: UUID!) { entity(id: $id) { status duplicateCandidates { status signalCount record { ... on Entity { id } } duplicateOf { ... on Entity { id } } } } }";
+    let r = app.graphql(q, json!({"id": a}), None).await;
+    let candidates = r.body["data"]["entity"]["duplicateCandidates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", r.text));
+    assert_eq!(candidates.len(), 1);
+    assert_eq!(candidates[0]["status"], "open");
+    assert_eq!(candidates[0]["signalCount"], 2);
+    assert_eq!(candidates[0]["duplicateOf"]["id"], b);
+    for id in [&a, &b] {
+        assert_eq!(
+            app.get(&format!("/api/v1/entities/{id}")).await.body["status"],
+            "active"
+        );
+    }
+    let queue = app
+        .graphql(
+            "{ duplicateCandidates(status: \"open\") { edges { node { recordId } } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        queue.body["data"]["duplicateCandidates"]["edges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn signal_bodies_are_validated() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Checked Ltd", -2.24).await;
+    let mut heavy = signal(&target, "boost_confidence");
+    heavy["weight"] = json!(1.5);
+    assert_eq!(
+        locs(&app.post("/api/v1/signals", heavy).await.body),
+        ["body.weight"]
+    );
+    assert_eq!(
+        locs(
+            &app.post("/api/v1/signals", signal(&target, "like"))
+                .await
+                .body
+        ),
+        ["body.signal_type"]
+    );
+    let mut extra = signal(&target, "stale");
+    extra["merge"] = json!(true);
+    assert_eq!(
+        locs(&app.post("/api/v1/signals", extra).await.body),
+        ["body.merge"]
+    );
+    let gql = app
+        .graphql("mutation($id: UUID!) { createSignal(input: {signalType: STALE, targetSchema: \"canonical\", targetTable: \"entities\", targetId: $id, reason: \"closed\"}) { id signalType } }", json!({"id": target}), None)
+        .await;
+    assert_eq!(
+        gql.body["data"]["createSignal"]["signalType"], "STALE",
+        "{}",
+        gql.text
+    );
+}
+
+fn from(addr: &str, path: &str, body: Value) -> Request<Body> {
+    let mut req = Request::post(path)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    req.extensions_mut()
+        .insert(ConnectInfo(addr.parse::<SocketAddr>().unwrap()));
+    req
+}
+
+#[tokio::test]
+async fn anonymous_writes_are_rate_limited_per_client_address() {
+    let app = TestApp::with_config(|c| c.anon_writes_per_minute = 3).await;
+    let target = entity(&app, "Popular Ltd", -2.24).await;
+    for _ in 0..3 {
+        assert_eq!(
+            app.send(from(
+                "10.0.0.1:5000",
+                "/api/v1/notes",
+                note(&target, "public", "hi")
+            ))
+            .await
+            .status,
+            StatusCode::CREATED
+        );
+    }
+    let limited = app
+        .send(from(
+            "10.0.0.1:5001",
+            "/api/v1/notes",
+            note(&target, "public", "hi"),
+        ))
+        .await;
+    assert_eq!(limited.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(limited.body["code"], "RATE_LIMITED");
+    let retry: u64 = limited.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry));
+    assert_eq!(
+        app.send(from(
+            "10.0.0.2:5000",
+            "/api/v1/notes",
+            note(&target, "public", "hi")
+        ))
+        .await
+        .status,
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        app.send(from(
+            "10.0.0.1:5000",
+            "/api/v1/signals",
+            signal(&target, "confirm")
+        ))
+        .await
+        .status,
+        StatusCode::CREATED
+    );
+    let (_, key) = app.register("Accountable").await;
+    let mut keyed = from(
+        "10.0.0.1:5000",
+        "/api/v1/notes",
+        note(&target, "public", "hi"),
+    );
+    keyed
+        .headers_mut()
+        .insert("authorization", format!("Bearer {key}").parse().unwrap());
+    assert_eq!(app.send(keyed).await.status, StatusCode::CREATED);
+}

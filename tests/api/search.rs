@@ -1,0 +1,460 @@
+//! GET /api/v1/search and GraphQL search: one service, the same answers.
+
+use crate::harness::{TestApp, east, entity_entry, locs};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::{Value, json};
+
+const MAN: (f64, f64) = (53.4808, -2.2426);
+
+struct World {
+    app: TestApp,
+    northern: String,
+}
+
+fn cid(v: &Value) -> String {
+    v["canonical_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{v}"))
+        .to_string()
+}
+
+async fn world() -> World {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Search Seeder").await;
+    let publish = |body: Value| {
+        let (app, key, admin) = (&app, key.clone(), admin.clone());
+        async move { app.publish(&key, &admin, body).await }
+    };
+    let northern = cid(&publish(entity_entry("Northern Plumbing Ltd", MAN.0, MAN.1, json!({"categories": ["plumber"], "phone": "0161 496 0000", "website_url": "https://northern-plumbing.example"}))).await);
+    let (lat, lng) = east(MAN.0, MAN.1, 800.0);
+    publish(entity_entry(
+        "Pennine Plumbing & Heating",
+        lat,
+        lng,
+        json!({"categories": ["plumber", "heating"]}),
+    ))
+    .await;
+    let (lat, lng) = east(MAN.0, MAN.1, 300.0);
+    publish(entity_entry(
+        "Manchester Bakery",
+        lat,
+        lng,
+        json!({"categories": ["bakery"], "phone": "0161 496 0011"}),
+    ))
+    .await;
+    let (lat, lng) = east(MAN.0, MAN.1, 5_000.0);
+    publish(entity_entry(
+        "Quick Fix Electricians",
+        lat,
+        lng,
+        json!({"categories": ["electrician"]}),
+    ))
+    .await;
+    publish(json!({"entry_type": "entity", "latitude": 53.8008, "longitude": -1.5491, "context": {"display_name": "Leeds Plumbing Co", "city": "Leeds", "country_code": "GB", "categories": ["plumber"], "phone": "0113 496 0000"}})).await;
+    publish(json!({"entry_type": "entity", "latitude": 53.3498, "longitude": -6.2603, "context": {"display_name": "Dublin Plumbers", "city": "Dublin", "country_code": "IE", "categories": ["plumber"]}})).await;
+    let (lat, lng) = east(MAN.0, MAN.1, 100.0);
+    let old = cid(&publish(entity_entry(
+        "Old Plumbing Shop",
+        lat,
+        lng,
+        json!({"categories": ["plumber"]}),
+    ))
+    .await);
+    publish(json!({"entry_type": "entity", "latitude": lat, "longitude": lng, "entry_intent": "withdraw", "idempotency_key": "withdraw-old",
+        "target_canonical_table": "canonical.entities", "target_canonical_id": old})).await;
+    publish(json!({"entry_type": "listing", "latitude": MAN.0, "longitude": MAN.1, "context": {"title": "Boiler service by a plumber", "price_amount": 80, "currency_code": "GBP", "provider_entity_id": northern, "city": "Manchester", "country_code": "GB"}})).await;
+    publish(json!({"entry_type": "request", "latitude": MAN.0, "longitude": MAN.1, "context": {"title": "Need a plumber for a leaking pipe", "budget_amount": 150, "currency_code": "GBP", "city": "Manchester", "country_code": "GB"}})).await;
+    World { app, northern }
+}
+
+async fn search(app: &TestApp, query: &str) -> Value {
+    let r = app.get(&format!("/api/v1/search?{query}")).await;
+    assert_eq!(r.status, StatusCode::OK, "{query}: {}", r.text);
+    r.body
+}
+
+fn labels(body: &Value) -> Vec<String> {
+    body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn text_search_finds_names_categories_misspellings_and_partial_names() {
+    let w = world().await;
+    let exact = search(&w.app, "query=Northern%20Plumbing").await;
+    assert_eq!(exact["results"][0]["id"], w.northern);
+    assert_eq!(exact["results"][0]["canonical_type"], "entity");
+    assert_eq!(
+        exact["results"][0]["record"]["display_name"],
+        "Northern Plumbing Ltd"
+    );
+    let category = labels(&search(&w.app, "query=plumber&canonical_type=entity").await);
+    for name in [
+        "Northern Plumbing Ltd",
+        "Pennine Plumbing & Heating",
+        "Leeds Plumbing Co",
+        "Dublin Plumbers",
+    ] {
+        assert!(
+            category.contains(&name.to_string()),
+            "{name} missing from {category:?}"
+        );
+    }
+    assert!(!category.contains(&"Manchester Bakery".to_string()));
+    let misspelt = labels(&search(&w.app, "query=Nothern%20Plumbng").await);
+    assert_eq!(
+        misspelt.first().map(String::as_str),
+        Some("Northern Plumbing Ltd"),
+        "{misspelt:?}"
+    );
+    let partial = labels(&search(&w.app, "query=Pennin").await);
+    assert_eq!(
+        partial.first().map(String::as_str),
+        Some("Pennine Plumbing & Heating"),
+        "{partial:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_point_and_radius_keep_results_inside_and_sort_distance_is_nearest_first() {
+    let w = world().await;
+    let body = search(
+        &w.app,
+        &format!(
+            "query=plumber&latitude={}&longitude={}&radius_meters=1000&canonical_type=entity",
+            MAN.0, MAN.1
+        ),
+    )
+    .await;
+    let names = labels(&body);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(
+        names.contains(&"Northern Plumbing Ltd".to_string())
+            && names.contains(&"Pennine Plumbing & Heating".to_string())
+    );
+    for r in body["results"].as_array().unwrap() {
+        assert!(r["distance_meters"].as_f64().unwrap() <= 1000.0);
+        assert!(r["score_parts"]["distance"].as_f64().is_some());
+    }
+    assert_eq!(body["query"]["radius_meters"], 1000);
+    let nearest = search(
+        &w.app,
+        &format!(
+            "query=plumber&latitude={}&longitude={}&sort=distance&canonical_type=entity",
+            MAN.0, MAN.1
+        ),
+    )
+    .await;
+    let distances: Vec<f64> = nearest["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["distance_meters"].as_f64().unwrap())
+        .collect();
+    assert!(distances.windows(2).all(|w| w[0] <= w[1]), "{distances:?}");
+    assert_eq!(distances.len(), 4);
+}
+
+#[tokio::test]
+async fn filters_narrow_results_and_bad_filters_are_422() {
+    let w = world().await;
+    assert_eq!(
+        labels(&search(&w.app, "query=plumber&filters=country_code:IE").await),
+        ["Dublin Plumbers"]
+    );
+    assert_eq!(
+        labels(&search(&w.app, "query=plumber&filters=city:leeds").await),
+        ["Leeds Plumbing Co"]
+    );
+    assert_eq!(
+        labels(&search(&w.app, "query=plumber&filters=categories:heating").await),
+        ["Pennine Plumbing %26 Heating".replace("%26", "&")]
+    );
+    let both = labels(
+        &search(
+            &w.app,
+            "query=plumber&filters=country_code:GB|IE,categories:plumber&canonical_type=entity",
+        )
+        .await,
+    );
+    assert_eq!(both.len(), 4);
+    for bad in ["colour:red", "city", "city:", "categories:a,,status"] {
+        let r = w
+            .app
+            .get(&format!("/api/v1/search?query=plumber&filters={bad}"))
+            .await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+        assert_eq!(locs(&r.body), ["query.filters"]);
+    }
+}
+
+#[tokio::test]
+async fn required_dimensions_filter_and_each_result_lists_its_dimensions() {
+    let w = world().await;
+    let body = search(
+        &w.app,
+        "query=plumber&response_must_include_dimensions=phone",
+    )
+    .await;
+    let names = labels(&body);
+    assert_eq!(names.len(), 2, "{names:?}");
+    for r in body["results"].as_array().unwrap() {
+        assert!(
+            r["dimensions_present"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("phone"))
+        );
+    }
+    let priced = search(
+        &w.app,
+        "query=plumber&response_must_include_dimensions=price_amount",
+    )
+    .await;
+    assert_eq!(labels(&priced), ["Boiler service by a plumber"]);
+    assert_eq!(
+        locs(
+            &w.app
+                .get("/api/v1/search?query=x&response_must_include_dimensions=shoe")
+                .await
+                .body
+        ),
+        ["query.response_must_include_dimensions"]
+    );
+}
+
+#[tokio::test]
+async fn withdrawn_records_are_excluded_unless_asked_for() {
+    let w = world().await;
+    assert!(
+        !labels(&search(&w.app, "query=Old%20Plumbing%20Shop").await)
+            .contains(&"Old Plumbing Shop".to_string())
+    );
+    let asked = search(
+        &w.app,
+        "query=Old%20Plumbing%20Shop&filters=status:withdrawn",
+    )
+    .await;
+    assert_eq!(labels(&asked), ["Old Plumbing Shop"]);
+}
+
+#[tokio::test]
+async fn canonical_type_selects_kinds_and_mixed_is_the_default() {
+    let w = world().await;
+    let mixed = search(&w.app, "query=plumber&max_results=50").await;
+    let kinds: std::collections::BTreeSet<String> = mixed["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["canonical_type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        ["entity", "listing", "request"]
+    );
+    assert_eq!(mixed["query"]["canonical_type"], "mixed");
+    let listings = search(&w.app, "query=plumber&canonical_type=listing").await;
+    assert_eq!(labels(&listings), ["Boiler service by a plumber"]);
+    assert_eq!(listings["results"][0]["record"]["price_amount"], "80");
+    let requests = search(&w.app, "query=plumber&canonical_type=request").await;
+    assert_eq!(
+        requests["results"][0]["canonical_table"],
+        "canonical.requests"
+    );
+    assert_eq!(
+        search(&w.app, "query=plumber&max_results=2").await["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn geojson_is_a_feature_collection_of_the_same_hits() {
+    let w = world().await;
+    let req = Request::get(format!(
+        "/api/v1/search?query=plumber&latitude={}&longitude={}&radius_meters=1000",
+        MAN.0, MAN.1
+    ))
+    .header("accept", "application/geo+json")
+    .body(Body::empty())
+    .unwrap();
+    let r = w.app.send(req).await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["content-type"], "application/geo+json");
+    assert_eq!(r.body["type"], "FeatureCollection");
+    let json_hits = search(
+        &w.app,
+        &format!(
+            "query=plumber&latitude={}&longitude={}&radius_meters=1000",
+            MAN.0, MAN.1
+        ),
+    )
+    .await;
+    let features = r.body["features"].as_array().unwrap();
+    assert_eq!(
+        features.len(),
+        json_hits["results"].as_array().unwrap().len()
+    );
+    let first = &features[0];
+    assert_eq!(first["type"], "Feature");
+    assert_eq!(first["geometry"]["type"], "Point");
+    assert_eq!(first["id"], json_hits["results"][0]["id"]);
+    let coords = first["geometry"]["coordinates"].as_array().unwrap();
+    assert!(
+        (coords[0].as_f64().unwrap() - MAN.1).abs() < 0.05,
+        "longitude first"
+    );
+    assert!((coords[1].as_f64().unwrap() - MAN.0).abs() < 0.05);
+    assert!(first["properties"]["distance_meters"].is_number());
+}
+
+#[tokio::test]
+async fn rest_and_graphql_give_the_same_answer() {
+    let w = world().await;
+    let rest = search(
+        &w.app,
+        &format!(
+            "query=plumber&latitude={}&longitude={}&radius_meters=10000&max_results=5",
+            MAN.0, MAN.1
+        ),
+    )
+    .await;
+    let q = "query($lat: Float, $lng: Float) { search(query: \"plumber\", latitude: $lat, longitude: $lng, radiusMeters: 10000, maxResults: 5) { query results { id canonicalType label score distanceMeters dimensionsPresent record { ... on Entity { displayName } ... on Listing { title } ... on CanonicalRequest { title } } } } }";
+    let gql = w
+        .app
+        .graphql(q, json!({"lat": MAN.0, "lng": MAN.1}), None)
+        .await;
+    let results = gql.body["data"]["search"]["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", gql.text));
+    let rest_results = rest["results"].as_array().unwrap();
+    assert_eq!(results.len(), rest_results.len());
+    for (g, r) in results.iter().zip(rest_results) {
+        assert_eq!(g["id"], r["id"]);
+        assert_eq!(g["score"], r["score"]);
+        assert_eq!(g["distanceMeters"], r["distance_meters"]);
+        assert_eq!(g["dimensionsPresent"], r["dimensions_present"]);
+    }
+    assert_eq!(gql.body["data"]["search"]["query"], rest["query"]);
+    let bad = w
+        .app
+        .graphql(
+            "{ search(query: \"x\", maxResults: 99) { results { id } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    assert_eq!(
+        bad.body["errors"][0]["extensions"]["detail"][0]["loc"],
+        json!(["max_results"])
+    );
+}
+
+#[tokio::test]
+async fn every_parameter_outside_its_limits_is_422_at_its_location() {
+    let app = TestApp::new().await;
+    let cases = [
+        ("", "query.query"),
+        ("query=", "query.query"),
+        ("query=x&latitude=50", "query.longitude"),
+        ("query=x&longitude=1", "query.latitude"),
+        ("query=x&latitude=abc&longitude=1", "query.latitude"),
+        ("query=x&latitude=91&longitude=1", "query.latitude"),
+        ("query=x&latitude=1&longitude=181", "query.longitude"),
+        ("query=x&radius_meters=10", "query.radius_meters"),
+        (
+            "query=x&latitude=1&longitude=1&radius_meters=0",
+            "query.radius_meters",
+        ),
+        (
+            "query=x&latitude=1&longitude=1&radius_meters=100001",
+            "query.radius_meters",
+        ),
+        ("query=x&canonical_type=thing", "query.canonical_type"),
+        ("query=x&max_results=0", "query.max_results"),
+        ("query=x&max_results=51", "query.max_results"),
+        ("query=x&sort=distance", "query.sort"),
+        ("query=x&sort=random", "query.sort"),
+    ];
+    for (query, loc) in cases {
+        let r = app.get(&format!("/api/v1/search?{query}")).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{query}: {}",
+            r.text
+        );
+        assert_eq!(locs(&r.body), [loc], "{query}");
+    }
+    let empty = app.get("/api/v1/search?query=anything").await;
+    assert_eq!(empty.status, StatusCode::OK);
+    assert_eq!(empty.body["results"], json!([]));
+}
+
+#[tokio::test]
+async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
+    let app = TestApp::new().await;
+    sqlx::query(
+        "INSERT INTO canonical.entities (id, display_name, categories, city, country_code, location_lat, location_lng, name_key)
+         SELECT gen_random_uuid(), initcap(substr(md5(i::text), 1, 6)) || ' ' || initcap(substr(md5((i * 7)::text), 3, 7))
+                || (ARRAY[' Plumbing',' Bakery',' Dental',' Electrics'])[1 + i % 4],
+                ARRAY[(ARRAY['plumber','bakery','dentist','electrician'])[1 + i % 4]],
+                (ARRAY['Manchester','Leeds','Dublin','Berlin'])[1 + i % 4], (ARRAY['GB','GB','IE','DE'])[1 + i % 4],
+                (ARRAY[53.48, 53.80, 53.35, 52.52])[1 + i % 4] + (random() - 0.5) * 0.5,
+                (ARRAY[-2.24, -1.55, -6.26, 13.40])[1 + i % 4] + (random() - 0.5) * 0.8, 'business ' || i
+         FROM generate_series(1, 20000) AS i",
+    )
+    .execute(app.pool())
+    .await
+    .unwrap();
+    sqlx::query("ANALYZE canonical.entities")
+        .execute(app.pool())
+        .await
+        .unwrap();
+    // At test scale a sequential scan is often cheaper; with it disabled, PostgreSQL must still find
+    // an index plan for every predicate of every shape (at 1M rows it picks them by itself: see
+    // docs/benchmarks.md).
+    let mut conn = app.pool().acquire().await.unwrap();
+    sqlx::query("SET enable_seqscan = off")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    let shapes = [
+        ("c4ca42 plumbing", Some(1_000)),
+        ("plumber", Some(10_000)),
+        ("dentist", Some(100_000)),
+        ("c4ca4 8f14e4 Plumbng", None),
+    ];
+    for (query, radius) in shapes {
+        let input = spacetime_records::search::SearchInput {
+            query: Some(query.into()),
+            latitude: radius.map(|_| 53.48),
+            longitude: radius.map(|_| -2.24),
+            radius_meters: radius,
+            canonical_type: Some("entity".into()),
+            ..Default::default()
+        };
+        let request = spacetime_records::search::SearchRequest::validate(input, &["query"])
+            .map_err(|e| e.public_message())
+            .unwrap();
+        let plan = spacetime_records::search::explain(&mut *conn, &request, "EXPLAIN")
+            .await
+            .unwrap();
+        assert!(
+            !plan.contains("Seq Scan on entities"),
+            "{query} {radius:?}:\n{plan}"
+        );
+        assert!(
+            plan.contains("entities_"),
+            "{query}: no index of entities in\n{plan}"
+        );
+    }
+}
