@@ -7,4 +7,4 @@ pub mod request;
 pub mod sql;
 
 pub use request::{CanonicalType, SearchInput, SearchRequest, SortOrder};
-pub use sql::{Hit, explain, run};
+pub use sql::{Hit, Param, Statement, explain, run, statement};

@@ -7,8 +7,42 @@
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
 use crate::domain::CanonicalTable;
-use sqlx::{PgPool, Postgres, QueryBuilder};
+use sqlx::PgPool;
 use uuid::Uuid;
+
+/// A bound value of the statement, in order ($1, $2, ...).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    Text(String),
+    TextArray(Vec<String>),
+    Float(f64),
+    Int(i64),
+}
+
+/// SQL text with numbered placeholders and the values that go with them. Kept visible (rather
+/// than inside sqlx's builder) so benchmarks can hand the very same statement to pgbench.
+#[derive(Debug, Clone, Default)]
+pub struct Statement {
+    pub sql: String,
+    pub params: Vec<Param>,
+}
+
+impl Statement {
+    fn push(&mut self, sql: &str) -> &mut Self {
+        self.sql.push_str(sql);
+        self
+    }
+
+    fn bind(&mut self, param: Param) -> &mut Self {
+        self.params.push(param);
+        self.sql.push_str(&format!("${}", self.params.len()));
+        self
+    }
+
+    fn bind_text(&mut self, value: &str) -> &mut Self {
+        self.bind(Param::Text(value.to_string()))
+    }
+}
 
 struct TableSpec {
     name: &'static str,
@@ -131,30 +165,30 @@ fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
         .collect()
 }
 
-fn push_point(qb: &mut QueryBuilder<'_, Postgres>, (lat, lng): (f64, f64)) {
+fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
     qb.push("ST_SetSRID(ST_MakePoint(")
-        .push_bind(lng)
+        .bind(Param::Float(lng))
         .push(", ")
-        .push_bind(lat)
+        .bind(Param::Float(lat))
         .push("), 4326)::geography");
 }
 
-fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &SearchRequest) {
+fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest) {
     let label = spec.label;
-    qb.push(format!(
+    qb.push(&format!(
         "(SELECT '{}'::text AS canonical_table, id, {label} AS label, ",
         spec.name
     ));
     // text relevance: a full-text hit, its rank, and trigram similarity of the label
     qb.push("(0.4 * (search_document @@ websearch_to_tsquery('simple', ")
-        .push_bind(req.query.clone());
+        .bind_text(&req.query);
     qb.push("))::int + 0.2 * least(1.0, 10 * ts_rank_cd(search_document, websearch_to_tsquery('simple', ");
-    qb.push_bind(req.query.clone());
-    qb.push(format!("))) + 0.4 * greatest(similarity({label}, "));
-    qb.push_bind(req.query.clone())
+    qb.bind_text(&req.query);
+    qb.push(&format!("))) + 0.4 * greatest(similarity({label}, "));
+    qb.bind_text(&req.query)
         .push("), word_similarity(")
-        .push_bind(req.query.clone());
-    qb.push(format!(
+        .bind_text(&req.query);
+    qb.push(&format!(
         ", {label})))::float8 AS text_score, score_confidence::float8 AS confidence, "
     ));
     match req.point {
@@ -167,20 +201,19 @@ fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &Searc
             qb.push("NULL::float8 AS distance_m");
         }
     }
-    qb.push(format!(
+    qb.push(&format!(
         " FROM {} WHERE (search_document @@ websearch_to_tsquery('simple', ",
         spec.name
     ));
-    qb.push_bind(req.query.clone())
-        .push(format!(") OR {label} % "));
-    qb.push_bind(req.query.clone())
+    qb.bind_text(&req.query).push(&format!(") OR {label} % "));
+    qb.bind_text(&req.query)
         .push(" OR ")
-        .push_bind(req.query.clone())
-        .push(format!(" <% {label})"));
+        .bind_text(&req.query)
+        .push(&format!(" <% {label})"));
     match req.filters.get("status") {
         Some(statuses) => {
             qb.push(" AND status = ANY(")
-                .push_bind(statuses.clone())
+                .bind(Param::TextArray(statuses.clone()))
                 .push(")");
         }
         None => {
@@ -190,7 +223,9 @@ fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &Searc
     if let (Some(point), Some(radius)) = (req.point, req.radius_m) {
         qb.push(" AND ST_DWithin(location, ");
         push_point(qb, point);
-        qb.push(", ").push_bind(radius as f64).push(", false)");
+        qb.push(", ")
+            .bind(Param::Float(radius as f64))
+            .push(", false)");
     }
     for (key, column) in [
         ("country_code", "country_code"),
@@ -198,26 +233,26 @@ fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &Searc
         (spec.type_column, spec.type_column),
     ] {
         if let Some(values) = req.filters.get(key) {
-            qb.push(format!(" AND {column} = ANY("))
-                .push_bind(values.clone())
+            qb.push(&format!(" AND {column} = ANY("))
+                .bind(Param::TextArray(values.clone()))
                 .push(")");
         }
     }
     if let Some(cities) = req.filters.get("city") {
         let lowered: Vec<String> = cities.iter().map(|c| c.to_lowercase()).collect();
         qb.push(" AND lower(city) = ANY(")
-            .push_bind(lowered)
+            .bind(Param::TextArray(lowered))
             .push(")");
     }
     if let Some(categories) = req.filters.get("categories") {
         let lowered: Vec<String> = categories.iter().map(|c| c.to_lowercase()).collect();
         qb.push(" AND EXISTS (SELECT 1 FROM unnest(categories) AS c WHERE lower(c) = ANY(")
-            .push_bind(lowered)
+            .bind(Param::TextArray(lowered))
             .push("))");
     }
     for dimension in &req.dimensions {
         if let Some(predicate) = dimension_predicate(spec, dimension) {
-            qb.push(format!(" AND {predicate}"));
+            qb.push(&format!(" AND {predicate}"));
         }
     }
     if req.sort == SortOrder::Distance
@@ -225,26 +260,26 @@ fn push_table(qb: &mut QueryBuilder<'_, Postgres>, spec: &TableSpec, req: &Searc
     {
         qb.push(" ORDER BY location <-> ");
         push_point(qb, point);
-        qb.push(", id LIMIT ").push_bind(req.max_results);
+        qb.push(", id LIMIT ").bind(Param::Int(req.max_results));
     }
     qb.push(")");
 }
 
-fn push_score(qb: &mut QueryBuilder<'_, Postgres>, req: &SearchRequest) {
+fn push_score(qb: &mut Statement, req: &SearchRequest) {
     match req.point {
         Some(_) => {
             let scale = req
                 .radius_m
                 .map_or(DEFAULT_DISTANCE_SCALE_M, |r| r as f64 / 2.0)
                 .max(1.0);
-            qb.push(format!(
+            qb.push(&format!(
                 "round(({TEXT_WEIGHT_WITH_POINT} * text_score + {DISTANCE_WEIGHT} * exp(-distance_m / {scale}) \
                  + {CONFIDENCE_WEIGHT_WITH_POINT} * confidence)::numeric, 4)::float8 AS score, \
                  round(exp(-distance_m / {scale})::numeric, 4)::float8 AS distance_score"
             ));
         }
         None => {
-            qb.push(format!(
+            qb.push(&format!(
                 "round(({TEXT_WEIGHT} * text_score + {CONFIDENCE_WEIGHT} * confidence)::numeric, 4)::float8 AS score, \
                  NULL::float8 AS distance_score"
             ));
@@ -252,13 +287,14 @@ fn push_score(qb: &mut QueryBuilder<'_, Postgres>, req: &SearchRequest) {
     }
 }
 
-/// The statement for `req` behind `prefix` (empty, or `EXPLAIN ` to see the plan).
-fn build(req: &SearchRequest, prefix: &str) -> Option<QueryBuilder<'static, Postgres>> {
+/// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
+pub fn statement(req: &SearchRequest) -> Option<Statement> {
     let specs = tables(req);
     if specs.is_empty() {
         return None;
     }
-    let mut qb = QueryBuilder::new(format!("{prefix}SELECT canonical_table, id, label, "));
+    let mut qb = Statement::default();
+    qb.push("SELECT canonical_table, id, label, ");
     push_score(&mut qb, req);
     qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
     for (i, spec) in specs.iter().enumerate() {
@@ -272,15 +308,34 @@ fn build(req: &SearchRequest, prefix: &str) -> Option<QueryBuilder<'static, Post
         SortOrder::Distance => qb.push("distance_m, id"),
         SortOrder::Relevance => qb.push("score DESC, id"),
     };
-    qb.push(" LIMIT ").push_bind(req.max_results);
+    qb.push(" LIMIT ").bind(Param::Int(req.max_results));
     Some(qb)
 }
 
-pub async fn run(pool: &PgPool, req: &SearchRequest) -> Result<Vec<Hit>, sqlx::Error> {
-    match build(req, "") {
-        Some(mut qb) => qb.build_query_as::<Hit>().fetch_all(pool).await,
-        None => Ok(Vec::new()),
+type PgArgs = sqlx::postgres::PgArguments;
+
+fn bind_all<'q, O>(
+    mut query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, PgArgs>,
+    params: &'q [Param],
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, PgArgs> {
+    for param in params {
+        query = match param {
+            Param::Text(v) => query.bind(v),
+            Param::TextArray(v) => query.bind(v),
+            Param::Float(v) => query.bind(v),
+            Param::Int(v) => query.bind(v),
+        };
     }
+    query
+}
+
+pub async fn run(pool: &PgPool, req: &SearchRequest) -> Result<Vec<Hit>, sqlx::Error> {
+    let Some(statement) = statement(req) else {
+        return Ok(Vec::new());
+    };
+    bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
+        .fetch_all(pool)
+        .await
 }
 
 /// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used).
@@ -290,12 +345,16 @@ pub async fn explain<'c>(
     req: &SearchRequest,
     prefix: &str,
 ) -> Result<String, sqlx::Error> {
-    match build(req, &format!("{prefix} ")) {
-        Some(mut qb) => Ok(qb
-            .build_query_scalar::<String>()
-            .fetch_all(executor)
-            .await?
-            .join("\n")),
-        None => Ok(String::new()),
-    }
+    let Some(statement) = statement(req) else {
+        return Ok(String::new());
+    };
+    let sql = format!("{prefix} {}", statement.sql);
+    let lines: Vec<(String,)> = bind_all(sqlx::query_as(&sql), &statement.params)
+        .fetch_all(executor)
+        .await?;
+    Ok(lines
+        .into_iter()
+        .map(|(line,)| line)
+        .collect::<Vec<_>>()
+        .join("\n"))
 }
