@@ -40,6 +40,29 @@ fn at<'a>(loc: &[&'a str], field: &'a str) -> Vec<&'a str> {
     loc.iter().copied().chain([field]).collect()
 }
 
+/// Notes and signals target exactly the pairs of ALLOWED_TARGETS, and an existing record.
+pub(crate) async fn check_target(
+    conn: &mut sqlx::PgConnection,
+    schema: &str,
+    table: &str,
+    id: Uuid,
+    loc: &[&str],
+) -> AppResult<()> {
+    match crate::db::canonical::target_exists(conn, schema, table, id).await? {
+        None => Err(AppError::invalid(
+            &at(loc, "target_table"),
+            format!("targets are: {ALLOWED_TARGETS}"),
+            "enum",
+        )),
+        Some(false) => Err(AppError::invalid(
+            &at(loc, "target_id"),
+            "no such record",
+            "not_found",
+        )),
+        Some(true) => Ok(()),
+    }
+}
+
 /// Checks that the author field, if sent, names the caller (authorship comes from the bearer).
 pub fn check_author(ctx: &Ctx, claimed: Option<Uuid>, v: &mut Violations) -> Option<Uuid> {
     let actual = ctx.actor.as_ref().map(|a| a.agent_id);
@@ -74,30 +97,14 @@ pub async fn create(
     v.into_result()?;
     super::rate_limit::anonymous_write(state, ctx, "notes").await?;
     let mut tx = state.pool.begin().await?;
-    match crate::db::canonical::target_exists(
+    check_target(
         &mut tx,
         &input.target_schema,
         &input.target_table,
         input.target_id,
+        loc,
     )
-    .await?
-    {
-        None => {
-            return Err(AppError::invalid(
-                &at(loc, "target_table"),
-                format!("targets are: {ALLOWED_TARGETS}"),
-                "enum",
-            ));
-        }
-        Some(false) => {
-            return Err(AppError::invalid(
-                &at(loc, "target_id"),
-                "no such record",
-                "not_found",
-            ));
-        }
-        Some(true) => {}
-    }
+    .await?;
     if let Some(parent) = input.parent_note_id {
         let same_target = Some((
             input.target_schema.clone(),

@@ -1,7 +1,7 @@
 //! Signals: structured feedback that feeds the ranker at once. A duplicate signal never merges
 //! anything (agents do not merge): it queues the pair for review.
 
-use super::notes::{ALLOWED_TARGETS, check_author};
+use super::notes::{check_author, check_target};
 use crate::ctx::Ctx;
 use crate::db::signals::{self as db, DuplicateCandidate, NewSignal, Signal, SignalFilter};
 use crate::domain::validation::is_unit_interval;
@@ -80,23 +80,7 @@ pub async fn create(
     super::rate_limit::anonymous_write(state, ctx, "signals").await?;
     let mut tx = state.pool.begin().await?;
     let target = (input.target_schema.as_str(), input.target_table.as_str());
-    match crate::db::canonical::target_exists(&mut tx, target.0, target.1, input.target_id).await? {
-        None => {
-            return Err(AppError::invalid(
-                &at(loc, "target_table"),
-                format!("targets are: {ALLOWED_TARGETS}"),
-                "enum",
-            ));
-        }
-        Some(false) => {
-            return Err(AppError::invalid(
-                &at(loc, "target_id"),
-                "no such record",
-                "not_found",
-            ));
-        }
-        Some(true) => {}
-    }
+    check_target(&mut tx, target.0, target.1, input.target_id, loc).await?;
     if let Some(other) = input.duplicate_of_id
         && !crate::db::canonical::target_exists(&mut tx, target.0, target.1, other)
             .await?

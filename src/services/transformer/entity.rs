@@ -297,29 +297,10 @@ async fn merge(
     write.website_key = keys.website_key;
     write.phone_key = keys.phone_key;
     write.source_ref = source_ref_after(conn, e.id, entry).await?;
-    let meta = json!({"match": meta.get("match"), "changed_fields": changed});
-    if changed.is_empty() {
-        let link = if entry.entry_intent == EntryIntent::AddContext {
-            LinkType::SupportingEvidence
-        } else {
-            LinkType::Matched
-        };
-        return Ok(Decision::linked(
-            TABLE,
-            e.id,
-            link,
-            "the evidence agrees with the entity",
-            meta,
-        ));
+    if !changed.is_empty() {
+        db::update(conn, e.id, &write).await?;
     }
-    db::update(conn, e.id, &write).await?;
-    Ok(Decision::linked(
-        TABLE,
-        e.id,
-        LinkType::Updated,
-        &format!("updated {}", changed.join(", ")),
-        meta,
-    ))
+    Ok(Decision::merged(TABLE, e.id, entry, changed, &meta))
 }
 
 /// The entity keeps the source record it was created from; a first source is adopted.

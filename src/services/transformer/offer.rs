@@ -385,26 +385,5 @@ async fn merge(
         }
         changed
     };
-    let meta = json!({"match": meta.get("match"), "changed_fields": changed});
-    if changed.is_empty() {
-        let link = if entry.entry_intent == EntryIntent::AddContext {
-            LinkType::SupportingEvidence
-        } else {
-            LinkType::Matched
-        };
-        return Ok(Decision::linked(
-            table,
-            id,
-            link,
-            "the evidence agrees with the record",
-            meta,
-        ));
-    }
-    Ok(Decision::linked(
-        table,
-        id,
-        LinkType::Updated,
-        &format!("updated {}", changed.join(", ")),
-        meta,
-    ))
+    Ok(Decision::merged(table, id, entry, changed, &meta))
 }

@@ -61,6 +61,28 @@ impl Decision {
         }
     }
 
+    /// After merging: `updated` when fields changed, else `matched` (or `supporting_evidence` for
+    /// `add_context`, whose point is the evidence rather than new facts).
+    pub fn merged(
+        table: CanonicalTable,
+        id: Uuid,
+        entry: &SpaceTimeEntry,
+        changed: Vec<String>,
+        meta: &Value,
+    ) -> Decision {
+        let meta = json!({"match": meta.get("match"), "changed_fields": changed});
+        if changed.is_empty() {
+            let link = if entry.entry_intent == crate::domain::EntryIntent::AddContext {
+                LinkType::SupportingEvidence
+            } else {
+                LinkType::Matched
+            };
+            return Decision::linked(table, id, link, "the evidence agrees with the record", meta);
+        }
+        let reason = format!("updated {}", changed.join(", "));
+        Decision::linked(table, id, LinkType::Updated, &reason, meta)
+    }
+
     pub fn with_error(mut self, error: String) -> Decision {
         self.error = Some(error);
         self
