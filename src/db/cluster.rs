@@ -267,3 +267,19 @@ fn grant_traversal(user: &str, dir: &Path) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_socket_lives_in_the_data_directory_unless_the_path_is_too_long() {
+        let short = Path::new("/srv/data/postgres");
+        assert_eq!(socket_dir_for(short).unwrap(), short);
+        let long = PathBuf::from(format!("/srv/{}/postgres", "deep/".repeat(20)));
+        let fallback = socket_dir_for(&long).unwrap();
+        assert!(fallback.starts_with("/tmp/strs-"));
+        assert!(fallback.join(".s.PGSQL.5433").as_os_str().len() < UNIX_SOCKET_PATH_LIMIT);
+        assert_eq!(fallback, socket_dir_for(&long).unwrap(), "the same data directory keeps its socket directory");
+    }
+}
