@@ -79,6 +79,11 @@ impl EmbeddedCluster {
         Ok(cluster)
     }
 
+    /// Where the server binaries are (benchmarks run pgbench from here).
+    pub fn bindir(&self) -> &Path {
+        &self.bindir
+    }
+
     pub fn started_here(&self) -> bool {
         self.started_here
     }

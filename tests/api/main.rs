@@ -9,6 +9,7 @@ mod attachments;
 mod entries;
 mod feedback;
 mod graphql_api;
+mod graphql_documents;
 mod graphql_graph;
 mod principals;
 mod search;
