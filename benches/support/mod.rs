@@ -1,0 +1,5 @@
+//! Code shared by the benchmarks (`mod support;` in each bench target).
+
+// Each bench target compiles this module on its own and uses only part of it.
+#[allow(dead_code)]
+pub mod generator;
