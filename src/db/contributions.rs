@@ -72,6 +72,40 @@ pub async fn insert(conn: &mut PgConnection, c: &NewContribution<'_>) -> Result<
     Ok(())
 }
 
+/// All contributions of a transformer batch in one statement.
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    rows: &[NewContribution<'_>],
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<Uuid> = rows.iter().map(|_| Uuid::now_v7()).collect();
+    sqlx::query(
+        "INSERT INTO canonical_link_contributions (id, source_space_time_entry_id, target_canonical_table,
+             target_canonical_id, link_type, contribution_weight, information_power, score_confidence,
+             transformer_name, transformer_version, transformer_run_id, reason, metadata)
+         SELECT * FROM UNNEST($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::numeric[],
+             $7::numeric[], $8::numeric[], $9::text[], $10::text[], $11::uuid[], $12::text[], $13::jsonb[])",
+    )
+    .bind(ids)
+    .bind(rows.iter().map(|c| c.entry_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.table.as_str()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.target_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.link_type.as_str()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.weight).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.information_power).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.confidence).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.transformer_name).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.transformer_version).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.run_id).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.reason).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.metadata.clone()).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 #[derive(Debug, Default, Clone)]
 pub struct ContributionFilter {
     pub target_canonical_table: Option<CanonicalTable>,

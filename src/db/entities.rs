@@ -115,12 +115,16 @@ pub async fn get<'c>(
     .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Entity>, sqlx::Error> {
+/// Works on the pool or inside a transaction.
+pub async fn get_many<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<Entity>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM canonical.entities WHERE id = ANY($1)"
     ))
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(executor)
     .await
 }
 
@@ -181,22 +185,24 @@ pub struct CandidateQuery<'a> {
     pub source_ref: Option<&'a str>,
 }
 
-/// Nearby entities (GiST, nearest first) plus any entity sharing an identity key (btree).
+/// Nearby entities (GiST, nearest first, within `radius_m`) plus the nearest entities sharing an
+/// identity key (btree), each branch capped, no join back.
 pub async fn candidates(
     conn: &mut PgConnection,
     q: &CandidateQuery<'_>,
 ) -> Result<Vec<EntityCandidate>, sqlx::Error> {
     sqlx::query_as(
-        "WITH point AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS g)
-         SELECT id, ST_Distance(location, (SELECT g FROM point)) AS distance_m, name_key, website_key, phone_key, source_ref
-         FROM (
-             (SELECT id FROM canonical.entities WHERE status <> 'withdrawn'
-                AND ST_DWithin(location, (SELECT g FROM point), $3)
-              ORDER BY location <-> (SELECT g FROM point) LIMIT 50)
-             UNION
-             (SELECT id FROM canonical.entities WHERE status <> 'withdrawn'
-                AND (name_key = $4 OR website_key = $5 OR phone_key = $6 OR source_ref = $7) LIMIT 50)
-         ) found JOIN canonical.entities USING (id)",
+        "(SELECT id, ST_Distance(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, false) AS distance_m, name_key, website_key,
+                 phone_key, source_ref
+          FROM canonical.entities
+          WHERE status <> 'withdrawn' AND ST_DWithin(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, $3, false)
+          ORDER BY location <-> ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography LIMIT 20)
+         UNION
+         (SELECT id, ST_Distance(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, false) AS distance_m, name_key, website_key,
+                 phone_key, source_ref
+          FROM canonical.entities
+          WHERE status <> 'withdrawn' AND (name_key = $4 OR website_key = $5 OR phone_key = $6 OR source_ref = $7)
+          ORDER BY location <-> ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography LIMIT 20)",
     )
     .bind(q.latitude)
     .bind(q.longitude)

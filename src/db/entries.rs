@@ -272,6 +272,35 @@ pub async fn record_outcome(
     Ok(())
 }
 
+/// The outcomes of a whole transformer batch in one statement.
+pub async fn record_outcomes(
+    conn: &mut PgConnection,
+    outcomes: &[(Uuid, Outcome<'_>)],
+) -> Result<(), sqlx::Error> {
+    if outcomes.is_empty() {
+        return Ok(());
+    }
+    sqlx::query(
+        "UPDATE space_time_entries e SET status = o.status, canonical_table = o.canonical_table,
+             canonical_id = o.canonical_id, link_type = o.link_type, processing_reason = o.reason,
+             processing_error = o.error, transformer_run_id = o.run_id, processed_at_tstamp_utc = now()
+         FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[])
+             AS o(id, status, canonical_table, canonical_id, link_type, reason, error, run_id)
+         WHERE e.id = o.id",
+    )
+    .bind(outcomes.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.status.as_str()).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.canonical_table.map(|t| t.as_str())).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.canonical_id).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.link_type.map(|l| l.as_str())).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.reason).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.error).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.run_id).collect::<Vec<_>>())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 pub async fn attachment_media_type(
     pool: &PgPool,
     sha256: &str,

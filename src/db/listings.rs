@@ -100,12 +100,16 @@ pub async fn get<'c>(
     .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Listing>, sqlx::Error> {
+/// Works on the pool or inside a transaction.
+pub async fn get_many<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<Listing>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM canonical.listings WHERE id = ANY($1)"
     ))
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(executor)
     .await
 }
 

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 #[derive(Debug, sqlx::FromRow)]
 pub struct AgentEvidenceRow {
+    pub target_id: Uuid,
     pub confidence: Decimal,
     pub reputation: Decimal,
     pub latest: DateTime<Utc>,
@@ -16,27 +17,30 @@ pub struct AgentEvidenceRow {
 
 #[derive(Debug, sqlx::FromRow)]
 pub struct SignalRow {
+    pub target_id: Uuid,
     pub signal_type: String,
     pub weight: Decimal,
 }
 
-/// One row per distinct contributing agent: its strongest confidence and freshest observation.
+/// For each record, one row per distinct contributing agent: its strongest confidence and
+/// freshest observation.
 pub async fn agent_evidence(
     conn: &mut PgConnection,
     table: CanonicalTable,
-    id: Uuid,
+    ids: &[Uuid],
 ) -> Result<Vec<AgentEvidenceRow>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT max(e.score_confidence) AS confidence, a.score_reputation AS reputation,
+        "SELECT c.target_canonical_id AS target_id, max(e.score_confidence) AS confidence,
+                a.score_reputation AS reputation,
                 max(coalesce(e.observed_at_tstamp_utc, e.created_at_tstamp_utc)) AS latest
          FROM canonical_link_contributions c
          JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
          JOIN agents a ON a.id = e.agent_id
-         WHERE c.target_canonical_table = $1 AND c.target_canonical_id = $2 AND c.link_type <> 'duplicate_of'
-         GROUP BY e.agent_id, a.score_reputation",
+         WHERE c.target_canonical_table = $1 AND c.target_canonical_id = ANY($2) AND c.link_type <> 'duplicate_of'
+         GROUP BY c.target_canonical_id, e.agent_id, a.score_reputation",
     )
     .bind(table)
-    .bind(id)
+    .bind(ids)
     .fetch_all(conn)
     .await
 }
@@ -45,19 +49,19 @@ pub async fn agent_evidence(
 pub async fn distinct_signals(
     conn: &mut PgConnection,
     table: CanonicalTable,
-    id: Uuid,
+    ids: &[Uuid],
 ) -> Result<Vec<SignalRow>, sqlx::Error> {
     let (schema, name) = table_name(table)
         .split_once('.')
         .unwrap_or(("canonical", "entities"));
     sqlx::query_as(
-        "SELECT signal_type, max(weight) AS weight FROM signals
-         WHERE target_schema = $1 AND target_table = $2 AND target_id = $3
-         GROUP BY coalesce(created_by_agent_id::text, id::text), signal_type",
+        "SELECT target_id, signal_type, max(weight) AS weight FROM signals
+         WHERE target_schema = $1 AND target_table = $2 AND target_id = ANY($3)
+         GROUP BY target_id, coalesce(created_by_agent_id::text, id::text), signal_type",
     )
     .bind(schema)
     .bind(name)
-    .bind(id)
+    .bind(ids)
     .fetch_all(conn)
     .await
 }
@@ -72,19 +76,32 @@ pub struct ScoreUpdate {
 pub async fn update_scores(
     conn: &mut PgConnection,
     table: CanonicalTable,
-    id: Uuid,
-    s: &ScoreUpdate,
+    rows: &[(Uuid, ScoreUpdate)],
 ) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
     sqlx::query(&format!(
-        "UPDATE {} SET score_data_richness = $2, score_agent_reputation = $3, score_signal = $4,
-             score_confidence = $5 WHERE id = $1",
+        "UPDATE {} t SET score_data_richness = s.richness, score_agent_reputation = s.reputation,
+             score_signal = s.signal, score_confidence = s.confidence
+         FROM UNNEST($1::uuid[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[])
+             AS s(id, richness, reputation, signal, confidence)
+         WHERE t.id = s.id",
         table_name(table)
     ))
-    .bind(id)
-    .bind(s.data_richness)
-    .bind(s.agent_reputation)
-    .bind(s.signal)
-    .bind(s.confidence)
+    .bind(rows.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+    .bind(
+        rows.iter()
+            .map(|(_, s)| s.data_richness)
+            .collect::<Vec<_>>(),
+    )
+    .bind(
+        rows.iter()
+            .map(|(_, s)| s.agent_reputation)
+            .collect::<Vec<_>>(),
+    )
+    .bind(rows.iter().map(|(_, s)| s.signal).collect::<Vec<_>>())
+    .bind(rows.iter().map(|(_, s)| s.confidence).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())

@@ -98,12 +98,16 @@ pub async fn get<'c>(
     .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<CanonicalRequest>, sqlx::Error> {
+/// Works on the pool or inside a transaction.
+pub async fn get_many<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<CanonicalRequest>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM canonical.requests WHERE id = ANY($1)"
     ))
     .bind(ids)
-    .fetch_all(pool)
+    .fetch_all(executor)
     .await
 }
 

@@ -14,6 +14,7 @@ use rust_decimal::Decimal;
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use serde::Serialize;
 use sqlx::PgConnection;
+use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The scores of one entity after a ranker run.
@@ -93,57 +94,85 @@ fn decimal(x: f64) -> Decimal {
     Decimal::from_f64(x).unwrap_or_default().round_dp(4)
 }
 
-/// Recomputes and stores one record's scores inside the caller's transaction.
+/// Recomputes and stores the scores of `ids` (one kind of record) inside the caller's transaction:
+/// a few set-based statements, whatever the number of records.
+pub async fn rank_many(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    ids: &[Uuid],
+) -> AppResult<Vec<RankerResult>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let richness: HashMap<Uuid, f64> = match table {
+        CanonicalTable::Entities => crate::db::entities::get_many(&mut *conn, ids)
+            .await?
+            .iter()
+            .map(|e| (e.id, entity_richness(e)))
+            .collect(),
+        CanonicalTable::Listings => crate::db::listings::get_many(&mut *conn, ids)
+            .await?
+            .iter()
+            .map(|l| (l.id, listing_richness(l)))
+            .collect(),
+        CanonicalTable::Requests => crate::db::requests::get_many(&mut *conn, ids)
+            .await?
+            .iter()
+            .map(|r| (r.id, request_richness(r)))
+            .collect(),
+    };
+    let mut agents: HashMap<Uuid, Vec<AgentEvidence>> = HashMap::new();
+    for row in db::agent_evidence(conn, table, ids).await? {
+        agents
+            .entry(row.target_id)
+            .or_default()
+            .push(AgentEvidence {
+                confidence: row.confidence.to_f64().unwrap_or(0.5),
+                reputation: row.reputation.to_f64().unwrap_or(0.5),
+                latest_observation: row.latest,
+            });
+    }
+    let mut signals: HashMap<Uuid, Vec<SignalInput>> = HashMap::new();
+    for row in db::distinct_signals(conn, table, ids).await? {
+        signals.entry(row.target_id).or_default().push(SignalInput {
+            signal_type: row.signal_type,
+            weight: row.weight.to_f64().unwrap_or(1.0),
+        });
+    }
+    let now = chrono::Utc::now();
+    let mut updates = Vec::with_capacity(richness.len());
+    let mut results = Vec::with_capacity(richness.len());
+    for id in ids {
+        let Some(richness) = richness.get(id) else {
+            continue;
+        };
+        let agents = agents.get(id).map(Vec::as_slice).unwrap_or_default();
+        let signals = signals.get(id).map(Vec::as_slice).unwrap_or_default();
+        let scores = ranker::scores(*richness, agents, signals, now);
+        let update = ScoreUpdate {
+            data_richness: decimal(scores.data_richness),
+            agent_reputation: scores.agent_reputation.map(decimal),
+            signal: scores.signal.map(decimal),
+            confidence: decimal(scores.confidence),
+        };
+        results.push(RankerResult {
+            entity_id: *id,
+            score_confidence: update.confidence,
+            score_data_richness: update.data_richness,
+            score_signal: update.signal,
+        });
+        updates.push((*id, update));
+    }
+    db::update_scores(conn, table, &updates).await?;
+    Ok(results)
+}
+
 pub async fn rank(
     conn: &mut PgConnection,
     table: CanonicalTable,
     id: Uuid,
 ) -> AppResult<Option<RankerResult>> {
-    let richness = match table {
-        CanonicalTable::Entities => crate::db::entities::get(&mut *conn, id)
-            .await?
-            .map(|e| entity_richness(&e)),
-        CanonicalTable::Listings => crate::db::listings::get(&mut *conn, id)
-            .await?
-            .map(|l| listing_richness(&l)),
-        CanonicalTable::Requests => crate::db::requests::get(&mut *conn, id)
-            .await?
-            .map(|r| request_richness(&r)),
-    };
-    let Some(richness) = richness else {
-        return Ok(None);
-    };
-    let agents: Vec<AgentEvidence> = db::agent_evidence(conn, table, id)
-        .await?
-        .into_iter()
-        .map(|row| AgentEvidence {
-            confidence: row.confidence.to_f64().unwrap_or(0.5),
-            reputation: row.reputation.to_f64().unwrap_or(0.5),
-            latest_observation: row.latest,
-        })
-        .collect();
-    let signals: Vec<SignalInput> = db::distinct_signals(conn, table, id)
-        .await?
-        .into_iter()
-        .map(|row| SignalInput {
-            signal_type: row.signal_type,
-            weight: row.weight.to_f64().unwrap_or(1.0),
-        })
-        .collect();
-    let scores = ranker::scores(richness, &agents, &signals, chrono::Utc::now());
-    let update = ScoreUpdate {
-        data_richness: decimal(scores.data_richness),
-        agent_reputation: scores.agent_reputation.map(decimal),
-        signal: scores.signal.map(decimal),
-        confidence: decimal(scores.confidence),
-    };
-    db::update_scores(conn, table, id, &update).await?;
-    Ok(Some(RankerResult {
-        entity_id: id,
-        score_confidence: update.confidence,
-        score_data_richness: update.data_richness,
-        score_signal: update.signal,
-    }))
+    Ok(rank_many(conn, table, &[id]).await?.pop())
 }
 
 /// POST /api/v1/ranker/run/entity/{id} (admin).
@@ -168,9 +197,7 @@ pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>
     loop {
         let mut tx = state.pool.begin().await?;
         let ids = db::entity_ids_after(&mut tx, after, RUN_ALL_PAGE).await?;
-        for id in &ids {
-            results.extend(rank(&mut tx, CanonicalTable::Entities, *id).await?);
-        }
+        results.extend(rank_many(&mut tx, CanonicalTable::Entities, &ids).await?);
         tx.commit().await?;
         match ids.last() {
             Some(last) if ids.len() as i64 == RUN_ALL_PAGE => after = Some(*last),

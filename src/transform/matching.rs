@@ -76,6 +76,11 @@ pub const SAME_WEBSITE_POINTS: f64 = 0.35;
 pub const SAME_WEBSITE_HOST_POINTS: f64 = 0.10;
 pub const SAME_PHONE_POINTS: f64 = 0.35;
 pub const SAME_SOURCE_REF_POINTS: f64 = 0.60;
+/// Both records name a website host (or a phone) and they differ: evidence of two businesses.
+/// One contradiction still lets the same name at the same spot match (a changed number); two
+/// (another website and another phone) do not.
+pub const CONFLICTING_WEBSITE_POINTS: f64 = -0.15;
+pub const CONFLICTING_PHONE_POINTS: f64 = -0.15;
 
 /// The same source record settles an offer on its own.
 pub const OFFER_SAME_SOURCE_REF_POINTS: f64 = 1.0;
@@ -134,6 +139,7 @@ fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
     if let Some(phone) = shared(&incoming.phone_key, &candidate.keys.phone_key) {
         evidence.add(SAME_PHONE_POINTS, Some(format!("phone {phone}")));
     }
+    add_conflict_evidence(&mut evidence, incoming, &candidate.keys);
     let same_source_ref = add_source_ref_evidence(
         &mut evidence,
         shared(&incoming.source_ref_key, &candidate.keys.source_ref_key),
@@ -221,6 +227,29 @@ fn add_website_evidence(
         evidence.add(
             SAME_WEBSITE_HOST_POINTS,
             Some(format!("website host {host}")),
+        );
+    }
+}
+
+fn add_conflict_evidence(
+    evidence: &mut Evidence,
+    incoming: &IdentityKeys,
+    candidate: &IdentityKeys,
+) {
+    if let (Some(a), Some(b)) = (&incoming.website_host, &candidate.website_host)
+        && a != b
+    {
+        evidence.add(
+            CONFLICTING_WEBSITE_POINTS,
+            Some(format!("different website hosts {a} / {b}")),
+        );
+    }
+    if let (Some(a), Some(b)) = (&incoming.phone_key, &candidate.phone_key)
+        && a != b
+    {
+        evidence.add(
+            CONFLICTING_PHONE_POINTS,
+            Some(format!("different phones {a} / {b}")),
         );
     }
 }
@@ -963,6 +992,43 @@ mod tests {
                 format!("parent {}", Uuid::from_u128(1)),
                 "title 'boiler service'".to_owned(),
             ]
+        );
+    }
+
+    #[test]
+    fn the_same_name_next_door_with_another_website_and_phone_is_another_business() {
+        let keys = |website: &str, phone: &str| IdentityKeys {
+            name_key: Some(name_key("Pharmacie Thomas")),
+            website_key: website_key(website),
+            website_host: website_host(website),
+            phone_key: phone_key(phone, Some("FR")),
+            source_ref_key: None,
+        };
+        let existing = Candidate {
+            id: Uuid::from_u128(1),
+            distance_m: 51.0,
+            keys: keys("https://pharmacie-thomas-lyon.example", "+33 4 72 00 00 01"),
+        };
+        let other = keys("https://pharmacie-thomas.example", "+33 4 72 00 00 99");
+        assert!(matches!(
+            decide_entity(&other, std::slice::from_ref(&existing)),
+            MatchDecision::NoMatch { .. }
+        ));
+        let only_new_phone = IdentityKeys {
+            website_key: None,
+            website_host: None,
+            ..other.clone()
+        };
+        let close = Candidate {
+            distance_m: 10.0,
+            ..existing
+        };
+        assert!(
+            matches!(
+                decide_entity(&only_new_phone, &[close]),
+                MatchDecision::Match(_)
+            ),
+            "one contradiction does not outweigh the same name on the same spot"
         );
     }
 }

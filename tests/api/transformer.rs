@@ -704,3 +704,59 @@ async fn the_ranker_rewards_independent_corroboration() {
         .await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn one_failing_entry_is_rejected_and_its_batch_mates_are_still_processed() {
+    let s = setup().await;
+    // A database-level failure the transformer cannot foresee, for one name only.
+    sqlx::query(
+        "CREATE FUNCTION explode() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.display_name = 'Explode Ltd' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$",
+    )
+    .execute(s.app.pool())
+    .await
+    .unwrap();
+    sqlx::query("CREATE TRIGGER explode BEFORE INSERT ON canonical.entities FOR EACH ROW EXECUTE FUNCTION explode()")
+        .execute(s.app.pool())
+        .await
+        .unwrap();
+    for (i, name) in ["Before Ltd", "Explode Ltd", "After Ltd"]
+        .iter()
+        .enumerate()
+    {
+        let (lat, lng) = east(LAT, LNG, 3_000.0 * i as f64);
+        let r = s
+            .app
+            .post_entry(&s.alice, entity_entry(name, lat, lng, json!({})))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED);
+    }
+    let r = s
+        .app
+        .request(
+            "POST",
+            "/api/v1/transformer/process-pending",
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(r.body["processed"], 3, "{}", r.text);
+    let results = r.body["results"].as_array().unwrap();
+    let statuses: Vec<&str> = results
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["processed", "rejected", "processed"]);
+    assert_eq!(results[1]["reason"], "processing failed");
+    assert_eq!(results[1]["error"], "internal server error");
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        2
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) FROM space_time_entries WHERE status = 'pending'")
+            .await,
+        0
+    );
+}

@@ -94,10 +94,33 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
     })
 }
 
+/// The fast path decides a whole batch without savepoints; if any entry fails, the batch is rolled
+/// back and redone carefully, one savepoint per entry, so one bad entry cannot sink the others.
 async fn process_batch(
     state: &AppState,
     size: i64,
     trigger: &str,
+) -> AppResult<Vec<ProcessResult>> {
+    match try_batch(state, size, trigger, Care::Fast).await {
+        Ok(results) => Ok(results),
+        Err(err) => {
+            tracing::warn!(error = ?err, "transformer batch failed; redoing it entry by entry");
+            try_batch(state, size, trigger, Care::EntryByEntry).await
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Care {
+    Fast,
+    EntryByEntry,
+}
+
+async fn try_batch(
+    state: &AppState,
+    size: i64,
+    trigger: &str,
+    care: Care,
 ) -> AppResult<Vec<ProcessResult>> {
     let mut tx = state.pool.begin().await?;
     // A crash between commit and WAL flush only returns entries to `pending`: they are redone.
@@ -106,7 +129,7 @@ async fn process_batch(
     if claimed.is_empty() {
         return Ok(Vec::new());
     }
-    let results = process_claimed(&mut tx, claimed, trigger).await?;
+    let results = process_claimed(&mut tx, &claimed, trigger, care).await?;
     tx.commit().await?;
     Ok(results)
 }
@@ -122,7 +145,7 @@ pub async fn process_entry(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<P
     if entry.status != EntryStatus::Pending {
         return Ok(ProcessResult::from(&entry));
     }
-    let mut results = process_claimed(&mut tx, vec![entry], "api").await?;
+    let mut results = process_claimed(&mut tx, &[entry], "api", Care::EntryByEntry).await?;
     tx.commit().await?;
     results
         .pop()
@@ -131,33 +154,40 @@ pub async fn process_entry(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<P
 
 async fn process_claimed(
     tx: &mut PgConnection,
-    claimed: Vec<SpaceTimeEntry>,
+    claimed: &[SpaceTimeEntry],
     trigger: &str,
+    care: Care,
 ) -> AppResult<Vec<ProcessResult>> {
     let run_id =
         transformer_runs::start(tx, TRANSFORMER_NAME, TRANSFORMER_VERSION, trigger).await?;
-    crate::db::advisory_xact_locks(tx, &keys::lock_keys(&claimed)).await?;
-    let mut results = Vec::with_capacity(claimed.len());
-    for entry in &claimed {
-        let mut savepoint = tx.begin().await?;
-        let result = match decide_and_apply(&mut savepoint, entry).await {
-            Ok(decision) => {
-                let result = outcome::record(&mut savepoint, entry, &decision, run_id).await?;
-                savepoint.commit().await?;
-                result
-            }
-            Err(err) => {
-                savepoint.rollback().await?;
-                let message = err.public_message();
-                tracing::warn!(entry_id = %entry.id, error = ?err, "entry could not be processed");
-                let decision = Decision::rejected("processing failed").with_error(message);
-                outcome::record(tx, entry, &decision, run_id).await?
-            }
+    crate::db::advisory_xact_locks(tx, &keys::lock_keys(claimed)).await?;
+    let mut decided = Vec::with_capacity(claimed.len());
+    for entry in claimed {
+        let decision = match care {
+            Care::Fast => decide_and_apply(tx, entry).await?,
+            Care::EntryByEntry => decide_carefully(tx, entry).await?,
         };
-        results.push(result);
+        decided.push((entry, decision));
     }
+    let results = outcome::record_all(tx, &decided, run_id).await?;
     transformer_runs::finish(tx, run_id, results.len() as i32).await?;
     Ok(results)
+}
+
+/// Inside a savepoint: a failure rejects this entry (with the error kept) and nothing else.
+async fn decide_carefully(tx: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+    let mut savepoint = tx.begin().await?;
+    match decide_and_apply(&mut savepoint, entry).await {
+        Ok(decision) => {
+            savepoint.commit().await?;
+            Ok(decision)
+        }
+        Err(err) => {
+            savepoint.rollback().await?;
+            tracing::warn!(entry_id = %entry.id, error = ?err, "entry could not be processed");
+            Ok(Decision::rejected("processing failed").with_error(err.public_message()))
+        }
+    }
 }
 
 async fn decide_and_apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {

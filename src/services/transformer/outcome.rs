@@ -114,16 +114,18 @@ fn contribution_weight(link_type: LinkType) -> Decimal {
     }
 }
 
-pub async fn record(
+/// Writes a whole batch's decisions: its contributions (one statement), the scores of every record
+/// it touched (once per record), and the entries' outcomes (one statement).
+pub async fn record_all(
     conn: &mut PgConnection,
-    entry: &SpaceTimeEntry,
-    decision: &Decision,
+    decided: &[(&SpaceTimeEntry, Decision)],
     run_id: Uuid,
-) -> AppResult<ProcessResult> {
-    if let (Some((table, target_id)), Some(link_type)) = (decision.target, decision.link_type) {
-        contributions::insert(
-            conn,
-            &NewContribution {
+) -> AppResult<Vec<ProcessResult>> {
+    let contributions: Vec<NewContribution<'_>> = decided
+        .iter()
+        .filter_map(|(entry, decision)| {
+            let ((table, target_id), link_type) = (decision.target?, decision.link_type?);
+            Some(NewContribution {
                 entry_id: entry.id,
                 table,
                 target_id,
@@ -138,28 +140,50 @@ pub async fn record(
                 run_id,
                 reason: &decision.reason,
                 metadata: decision.metadata.clone(),
-            },
-        )
-        .await?;
-        crate::services::ranker::rank(conn, table, target_id).await?;
+            })
+        })
+        .collect();
+    contributions::insert_many(conn, &contributions).await?;
+    for table in [
+        CanonicalTable::Entities,
+        CanonicalTable::Listings,
+        CanonicalTable::Requests,
+    ] {
+        let mut touched: Vec<Uuid> = contributions
+            .iter()
+            .filter(|c| c.table == table)
+            .map(|c| c.target_id)
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        crate::services::ranker::rank_many(conn, table, &touched).await?;
     }
-    let outcome = Outcome {
-        status: decision.status,
-        canonical_table: decision.target.map(|t| t.0),
-        canonical_id: decision.target.map(|t| t.1),
-        link_type: decision.link_type,
-        reason: Some(&decision.reason),
-        error: decision.error.as_deref(),
-        run_id,
-    };
-    entries_db::record_outcome(conn, entry.id, &outcome).await?;
-    Ok(ProcessResult {
-        space_time_entry_id: entry.id,
-        status: decision.status,
-        canonical_table: outcome.canonical_table,
-        canonical_id: outcome.canonical_id,
-        link_type: decision.link_type,
-        reason: Some(decision.reason.clone()),
-        error: decision.error.clone(),
-    })
+    let outcomes: Vec<(Uuid, Outcome<'_>)> = decided
+        .iter()
+        .map(|(entry, d)| {
+            let outcome = Outcome {
+                status: d.status,
+                canonical_table: d.target.map(|t| t.0),
+                canonical_id: d.target.map(|t| t.1),
+                link_type: d.link_type,
+                reason: Some(d.reason.as_str()),
+                error: d.error.as_deref(),
+                run_id,
+            };
+            (entry.id, outcome)
+        })
+        .collect();
+    entries_db::record_outcomes(conn, &outcomes).await?;
+    Ok(decided
+        .iter()
+        .map(|(entry, d)| ProcessResult {
+            space_time_entry_id: entry.id,
+            status: d.status,
+            canonical_table: d.target.map(|t| t.0),
+            canonical_id: d.target.map(|t| t.1),
+            link_type: d.link_type,
+            reason: Some(d.reason.clone()),
+            error: d.error.clone(),
+        })
+        .collect())
 }
