@@ -17,7 +17,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use spacetime_records::config::Config;
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
-use spacetime_records::search::{Param, SearchInput, SearchRequest};
+use spacetime_records::search::{Param, SearchInput, SearchRequest, TextMatching};
 use spacetime_records::{app, db, search};
 use sqlx::PgPool;
 use std::path::PathBuf;
@@ -110,7 +110,8 @@ async fn run() -> anyhow::Result<()> {
     for shape in &shapes {
         let request = SearchRequest::validate(shape.input(), &["query"])
             .map_err(|e| anyhow::anyhow!(e.public_message()))?;
-        let hits = search::run(&state.pool, &request).await?.len();
+        let (hits, matching) = search::run(&state.pool, &request).await?;
+        let hits = hits.len();
         let peak = closed_loop(
             &router,
             shape,
@@ -125,8 +126,21 @@ async fn run() -> anyhow::Result<()> {
             Duration::from_secs(settings.seconds),
         )
         .await?;
-        let ceiling = pgbench(&cluster, &request, settings.concurrency, settings.seconds)?;
-        let plan = search::explain(&state.pool, &request, "EXPLAIN (ANALYZE, BUFFERS)").await?;
+        // The ceiling runs what the service ran: the exact statement, or exact then fuzzy.
+        let ceiling = pgbench(
+            &cluster,
+            &request,
+            matching,
+            settings.concurrency,
+            settings.seconds,
+        )?;
+        let plan = search::explain(
+            &state.pool,
+            &request,
+            matching,
+            "EXPLAIN (ANALYZE, BUFFERS)",
+        )
+        .await?;
         println!(
             "{:<34} {:>5} {:>9.0} {:>8.1} {:>8.1} {:>9.0} {:>6.2}  {}",
             shape.name,
@@ -326,21 +340,48 @@ async fn open_loop(
     Ok((at(0.50), at(0.99)))
 }
 
-/// pgbench runs the service's own statement (`search::statement`) with the same parameters.
+/// pgbench runs the service's own statements (`search::statement`) with the same parameters: the
+/// exact one, and after it the fuzzy one when the service needed both.
 fn pgbench(
     cluster: &EmbeddedCluster,
     request: &SearchRequest,
+    matching: TextMatching,
     clients: usize,
     seconds: u64,
 ) -> anyhow::Result<f64> {
-    let statement = search::statement(request).context("the shape matches no table")?;
-    let mut sql = statement.sql.clone();
-    // $10 before $1, so that "$1" never eats the start of "$10".
-    for n in (1..=statement.params.len()).rev() {
-        sql = sql.replace(&format!("${n}"), &format!(":p{n}"));
+    let exact =
+        search::statement(request, TextMatching::Exact).context("the shape matches no table")?;
+    let mut script = pgbench_line(&exact.sql, 0);
+    let mut params = exact.params.clone();
+    if matching == TextMatching::Fuzzy {
+        let fuzzy = search::statement(request, TextMatching::Fuzzy)
+            .context("the shape matches no table")?;
+        // The second statement's variables continue after the first's.
+        script.push_str(&pgbench_line(&fuzzy.sql, exact.params.len()));
+        params.extend(fuzzy.params);
     }
+    run_pgbench(cluster, &script, &params, clients, seconds)
+}
+
+/// One pgbench script line: `$n` becomes the variable `:p(n + offset)`, highest first so that `$1`
+/// never rewrites the start of `$10`.
+fn pgbench_line(sql: &str, offset: usize) -> String {
+    let mut line = sql.to_string();
+    for n in (1..=sql.matches('$').count()).rev() {
+        line = line.replace(&format!("${n}"), &format!(":p{}", n + offset));
+    }
+    format!("{line};\n")
+}
+
+fn run_pgbench(
+    cluster: &EmbeddedCluster,
+    script_text: &str,
+    params: &[Param],
+    clients: usize,
+    seconds: u64,
+) -> anyhow::Result<f64> {
     let script = std::env::temp_dir().join(format!("strs-search-{}.sql", std::process::id()));
-    std::fs::write(&script, format!("{sql};\n"))?;
+    std::fs::write(&script, script_text)?;
     let mut command = std::process::Command::new(cluster.bindir().join("pgbench"));
     command.args([
         "-n",
@@ -361,7 +402,7 @@ fn pgbench(
         "-U",
         "postgres",
     ]);
-    for (i, param) in statement.params.iter().enumerate() {
+    for (i, param) in params.iter().enumerate() {
         let value = match param {
             Param::Text(v) => v.clone(),
             Param::TextArray(v) => format!("{{{}}}", v.join(",")),

@@ -7,4 +7,4 @@ pub mod request;
 pub mod sql;
 
 pub use request::{CanonicalType, SearchInput, SearchRequest, SortOrder};
-pub use sql::{Hit, Param, Statement, explain, run, statement};
+pub use sql::{Hit, Param, Statement, TextMatching, explain, run, statement};

@@ -10,6 +10,16 @@ use crate::domain::CanonicalTable;
 use sqlx::PgPool;
 use uuid::Uuid;
 
+/// How text is matched. Exact words (full text) answer first; the fuzzy arms (trigram similarity
+/// of the name, for misspellings and partial names) join only when exact words find fewer than
+/// `max_results`: they are costly over dense areas, and would rank below exact matches anyway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextMatching {
+    Exact,
+    Fuzzy,
+}
+
 /// A bound value of the statement, in order ($1, $2, ...).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Param {
@@ -173,7 +183,7 @@ fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
         .push("), 4326)::geography");
 }
 
-fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest) {
+fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, matching: TextMatching) {
     let label = spec.label;
     qb.push(&format!(
         "(SELECT '{}'::text AS canonical_table, id, {label} AS label, ",
@@ -205,11 +215,14 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest) {
         " FROM {} WHERE (search_document @@ websearch_to_tsquery('simple', ",
         spec.name
     ));
-    qb.bind_text(&req.query).push(&format!(") OR {label} % "));
-    qb.bind_text(&req.query)
-        .push(" OR ")
-        .bind_text(&req.query)
-        .push(&format!(" <% {label})"));
+    qb.bind_text(&req.query).push(")");
+    if matching == TextMatching::Fuzzy {
+        qb.push(&format!(" OR {label} % ")).bind_text(&req.query);
+        qb.push(" OR ")
+            .bind_text(&req.query)
+            .push(&format!(" <% {label}"));
+    }
+    qb.push(")");
     match req.filters.get("status") {
         Some(statuses) => {
             qb.push(" AND status = ANY(")
@@ -288,7 +301,7 @@ fn push_score(qb: &mut Statement, req: &SearchRequest) {
 }
 
 /// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
-pub fn statement(req: &SearchRequest) -> Option<Statement> {
+pub fn statement(req: &SearchRequest, matching: TextMatching) -> Option<Statement> {
     let specs = tables(req);
     if specs.is_empty() {
         return None;
@@ -301,7 +314,7 @@ pub fn statement(req: &SearchRequest) -> Option<Statement> {
         if i > 0 {
             qb.push(" UNION ALL ");
         }
-        push_table(&mut qb, spec, req);
+        push_table(&mut qb, spec, req, matching);
     }
     qb.push(") AS hits ORDER BY ");
     match req.sort {
@@ -329,8 +342,12 @@ fn bind_all<'q, O>(
     query
 }
 
-pub async fn run(pool: &PgPool, req: &SearchRequest) -> Result<Vec<Hit>, sqlx::Error> {
-    let Some(statement) = statement(req) else {
+async fn run_with(
+    pool: &PgPool,
+    req: &SearchRequest,
+    matching: TextMatching,
+) -> Result<Vec<Hit>, sqlx::Error> {
+    let Some(statement) = statement(req, matching) else {
         return Ok(Vec::new());
     };
     bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
@@ -338,14 +355,30 @@ pub async fn run(pool: &PgPool, req: &SearchRequest) -> Result<Vec<Hit>, sqlx::E
         .await
 }
 
+/// Exact words first; the fuzzy statement only when they find fewer than `max_results`.
+pub async fn run(
+    pool: &PgPool,
+    req: &SearchRequest,
+) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
+    let exact = run_with(pool, req, TextMatching::Exact).await?;
+    if exact.len() as i64 >= req.max_results {
+        return Ok((exact, TextMatching::Exact));
+    }
+    Ok((
+        run_with(pool, req, TextMatching::Fuzzy).await?,
+        TextMatching::Fuzzy,
+    ))
+}
+
 /// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used).
 /// `prefix` is `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`.
 pub async fn explain<'c>(
     executor: impl sqlx::PgExecutor<'c>,
     req: &SearchRequest,
+    matching: TextMatching,
     prefix: &str,
 ) -> Result<String, sqlx::Error> {
-    let Some(statement) = statement(req) else {
+    let Some(statement) = statement(req, matching) else {
         return Ok(String::new());
     };
     let sql = format!("{prefix} {}", statement.sql);

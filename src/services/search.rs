@@ -6,7 +6,7 @@ use crate::db::requests::CanonicalRequest;
 use crate::domain::CanonicalTable;
 use crate::error::AppResult;
 use crate::search::filters::{Filters, dimensions_present};
-use crate::search::{self, CanonicalType, SearchInput, SearchRequest, SortOrder};
+use crate::search::{self, CanonicalType, SearchInput, SearchRequest, SortOrder, TextMatching};
 use crate::services::canonical;
 use crate::state::AppState;
 use serde::Serialize;
@@ -63,6 +63,9 @@ pub struct EffectiveQuery {
     pub response_must_include_dimensions: Vec<String>,
     pub max_results: i64,
     pub sort: SortOrder,
+    /// `exact` when full-text word matches filled the page, `fuzzy` when trigram similarity
+    /// (misspellings, partial names) was added.
+    pub text_matching: TextMatching,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -85,7 +88,7 @@ pub async fn search(
     loc: &[&str],
 ) -> AppResult<SearchResponse> {
     let request = SearchRequest::validate(input, loc)?;
-    let hits = search::run(&state.pool, &request).await?;
+    let (hits, text_matching) = search::run(&state.pool, &request).await?;
     let ids_of = |table: CanonicalTable| -> Vec<Uuid> {
         hits.iter()
             .filter(|h| h.table() == table)
@@ -145,6 +148,7 @@ pub async fn search(
         response_must_include_dimensions: request.dimensions,
         max_results: request.max_results,
         sort: request.sort,
+        text_matching,
     };
     Ok(SearchResponse { query, results })
 }

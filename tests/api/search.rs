@@ -113,6 +113,14 @@ async fn text_search_finds_names_categories_misspellings_and_partial_names() {
         Some("Northern Plumbing Ltd"),
         "{misspelt:?}"
     );
+    assert_eq!(
+        search(&w.app, "query=plumber&canonical_type=entity&max_results=2").await["query"]["text_matching"],
+        "exact"
+    );
+    assert_eq!(
+        search(&w.app, "query=Nothern%20Plumbng").await["query"]["text_matching"],
+        "fuzzy"
+    );
     let partial = labels(&search(&w.app, "query=Pennin").await);
     assert_eq!(
         partial.first().map(String::as_str),
@@ -427,13 +435,16 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
         .execute(&mut *conn)
         .await
         .unwrap();
+    use spacetime_records::search::TextMatching::{Exact, Fuzzy};
     let shapes = [
-        ("c4ca42 plumbing", Some(1_000)),
-        ("plumber", Some(10_000)),
-        ("dentist", Some(100_000)),
-        ("c4ca4 8f14e4 Plumbng", None),
+        ("c4ca42 plumbing", Some(1_000), Exact),
+        ("c4ca42 plumbing", Some(1_000), Fuzzy),
+        ("plumber", Some(10_000), Exact),
+        ("dentist", Some(100_000), Fuzzy),
+        ("c4ca4 8f14e4 Plumbng", None, Fuzzy),
+        ("plumber", None, Exact),
     ];
-    for (query, radius) in shapes {
+    for (query, radius, matching) in shapes {
         let input = spacetime_records::search::SearchInput {
             query: Some(query.into()),
             latitude: radius.map(|_| 53.48),
@@ -445,7 +456,7 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
         let request = spacetime_records::search::SearchRequest::validate(input, &["query"])
             .map_err(|e| e.public_message())
             .unwrap();
-        let plan = spacetime_records::search::explain(&mut *conn, &request, "EXPLAIN")
+        let plan = spacetime_records::search::explain(&mut *conn, &request, matching, "EXPLAIN")
             .await
             .unwrap();
         assert!(
