@@ -11,8 +11,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 /// How text is matched. Exact words (full text) answer first; the fuzzy arms (trigram similarity
-/// of the name, for misspellings and partial names) join only when exact words find fewer than
-/// `max_results`: they are costly over dense areas, and would rank below exact matches anyway.
+/// of the name, for misspellings and partial names) run only when no record has all the query's
+/// words: over dense areas they are costly, and next to an exact match they only add look-alikes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TextMatching {

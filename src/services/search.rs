@@ -63,8 +63,8 @@ pub struct EffectiveQuery {
     pub response_must_include_dimensions: Vec<String>,
     pub max_results: i64,
     pub sort: SortOrder,
-    /// `exact` when full-text word matches filled the page, `fuzzy` when trigram similarity
-    /// (misspellings, partial names) was added.
+    /// `exact` when records have all the query's words; `fuzzy` when none had, and names similar
+    /// to the query (misspellings, partial names) answered instead.
     pub text_matching: TextMatching,
 }
 
