@@ -142,7 +142,7 @@ async fn run() -> anyhow::Result<()> {
         )
         .await?;
         println!(
-            "{:<34} {:>5} {:>9.0} {:>8.1} {:>8.1} {:>9.0} {:>6.2}  {}",
+            "{:<34} {:>5} {:>9.0} {:>8.1} {:>8.1} {:>9.0} {:>6.2}  {:?} {}",
             shape.name,
             hits,
             peak,
@@ -150,6 +150,7 @@ async fn run() -> anyhow::Result<()> {
             ms(p99),
             ceiling,
             peak / ceiling,
+            matching,
             plan_summary(&plan)
         );
         if std::env::var("BENCH_SEARCH_PLANS").is_ok() {

@@ -355,13 +355,13 @@ async fn run_with(
         .await
 }
 
-/// Exact words first; the fuzzy statement only when they find fewer than `max_results`.
+/// Exact words first; the fuzzy statement only when no record has all the query's words.
 pub async fn run(
     pool: &PgPool,
     req: &SearchRequest,
 ) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
     let exact = run_with(pool, req, TextMatching::Exact).await?;
-    if exact.len() as i64 >= req.max_results {
+    if !exact.is_empty() {
         return Ok((exact, TextMatching::Exact));
     }
     Ok((
