@@ -18,7 +18,7 @@ pub struct LinkUrl {
 }
 
 /// A canonical entity: the service's current truth about one business, place or organisation.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Entity {
     pub id: Uuid,
     pub entity_type: String,

@@ -4,14 +4,14 @@ use super::entities::LinkUrl;
 use crate::domain::ListParams;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 /// A canonical request: one concrete need (see docs/decisions/data-model.md).
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, sqlx::FromRow, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CanonicalRequest {
     pub id: Uuid,
     pub created_by_agent_id: Option<Uuid>,

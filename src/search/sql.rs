@@ -56,6 +56,10 @@ impl Statement {
 
 struct TableSpec {
     name: &'static str,
+    /// The record's public columns (as the REST reads return them).
+    columns: &'static str,
+    /// Numeric columns, sent as JSON strings so decimals keep their exact digits.
+    numeric: &'static [&'static str],
     label: &'static str,
     type_column: &'static str,
     has_currency: bool,
@@ -73,8 +77,17 @@ const COMMON_DIMENSIONS: [(&str, &str); 7] = [
     ("contact_agent_id", "contact_agent_id IS NOT NULL"),
 ];
 
+const SCORES: [&str; 4] = [
+    "score_data_richness",
+    "score_agent_reputation",
+    "score_signal",
+    "score_confidence",
+];
+
 const ENTITIES: TableSpec = TableSpec {
     name: "canonical.entities",
+    columns: crate::db::entities::COLUMNS,
+    numeric: &SCORES,
     label: "display_name",
     type_column: "entity_type",
     has_currency: false,
@@ -87,6 +100,14 @@ const ENTITIES: TableSpec = TableSpec {
 
 const LISTINGS: TableSpec = TableSpec {
     name: "canonical.listings",
+    columns: crate::db::listings::COLUMNS,
+    numeric: &[
+        "price_amount",
+        "score_data_richness",
+        "score_agent_reputation",
+        "score_signal",
+        "score_confidence",
+    ],
     label: "title",
     type_column: "listing_type",
     has_currency: true,
@@ -102,6 +123,14 @@ const LISTINGS: TableSpec = TableSpec {
 
 const REQUESTS: TableSpec = TableSpec {
     name: "canonical.requests",
+    columns: crate::db::requests::COLUMNS,
+    numeric: &[
+        "budget_amount",
+        "score_data_richness",
+        "score_agent_reputation",
+        "score_signal",
+        "score_confidence",
+    ],
     label: "title",
     type_column: "request_type",
     has_currency: true,
@@ -130,6 +159,8 @@ pub struct Hit {
     pub distance_score: Option<f64>,
     pub confidence: f64,
     pub distance_m: Option<f64>,
+    /// The full record as JSON text (the same fields as the REST reads).
+    pub record: String,
 }
 
 impl Hit {
@@ -306,8 +337,17 @@ pub fn statement(req: &SearchRequest, matching: TextMatching) -> Option<Statemen
     if specs.is_empty() {
         return None;
     }
+    let order = match req.sort {
+        SortOrder::Distance => "distance_m, id",
+        SortOrder::Relevance => "score DESC, id",
+    };
     let mut qb = Statement::default();
-    qb.push("SELECT canonical_table, id, label, ");
+    // The ranked hits first; the records are built for the kept rows only.
+    qb.push("SELECT top.*, CASE top.canonical_table");
+    for spec in &specs {
+        qb.push(&format!(" WHEN '{}' THEN {}", spec.name, record_json(spec)));
+    }
+    qb.push(" END AS record FROM (SELECT canonical_table, id, label, ");
     push_score(&mut qb, req);
     qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
     for (i, spec) in specs.iter().enumerate() {
@@ -316,13 +356,25 @@ pub fn statement(req: &SearchRequest, matching: TextMatching) -> Option<Statemen
         }
         push_table(&mut qb, spec, req, matching);
     }
-    qb.push(") AS hits ORDER BY ");
-    match req.sort {
-        SortOrder::Distance => qb.push("distance_m, id"),
-        SortOrder::Relevance => qb.push("score DESC, id"),
-    };
-    qb.push(" LIMIT ").bind(Param::Int(req.max_results));
+    qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
+    qb.bind(Param::Int(req.max_results));
+    qb.push(&format!(") AS top ORDER BY {order}"));
     Some(qb)
+}
+
+/// `(SELECT <record as JSON text> FROM <table> WHERE id = top.id)`, numerics as strings.
+fn record_json(spec: &TableSpec) -> String {
+    let numerics: Vec<String> = spec
+        .numeric
+        .iter()
+        .map(|c| format!("'{c}', r.{c}::text"))
+        .collect();
+    format!(
+        "(SELECT (to_jsonb(r) || jsonb_build_object({}))::text FROM (SELECT {} FROM {} WHERE id = top.id) AS r)",
+        numerics.join(", "),
+        spec.columns,
+        spec.name
+    )
 }
 
 type PgArgs = sqlx::postgres::PgArguments;

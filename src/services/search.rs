@@ -4,14 +4,12 @@ use crate::db::entities::Entity;
 use crate::db::listings::Listing;
 use crate::db::requests::CanonicalRequest;
 use crate::domain::CanonicalTable;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::search::filters::{Filters, dimensions_present};
 use crate::search::{self, CanonicalType, SearchInput, SearchRequest, SortOrder, TextMatching};
-use crate::services::canonical;
 use crate::state::AppState;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use uuid::Uuid;
 
 /// The parts a result's score is made of (docs/search.md).
@@ -89,55 +87,10 @@ pub async fn search(
 ) -> AppResult<SearchResponse> {
     let request = SearchRequest::validate(input, loc)?;
     let (hits, text_matching) = search::run(&state.pool, &request).await?;
-    let ids_of = |table: CanonicalTable| -> Vec<Uuid> {
-        hits.iter()
-            .filter(|h| h.table() == table)
-            .map(|h| h.id)
-            .collect()
-    };
-    let mut records: HashMap<Uuid, CanonicalRecord> = HashMap::new();
-    records.extend(
-        canonical::entities_by_ids(state, &ids_of(CanonicalTable::Entities))
-            .await?
-            .into_iter()
-            .map(|e| (e.id, CanonicalRecord::Entity(e))),
-    );
-    records.extend(
-        canonical::listings_by_ids(state, &ids_of(CanonicalTable::Listings))
-            .await?
-            .into_iter()
-            .map(|l| (l.id, CanonicalRecord::Listing(l))),
-    );
-    records.extend(
-        canonical::requests_by_ids(state, &ids_of(CanonicalTable::Requests))
-            .await?
-            .into_iter()
-            .map(|r| (r.id, CanonicalRecord::Request(r))),
-    );
     let results = hits
         .into_iter()
-        .filter_map(|hit| {
-            let record = records.remove(&hit.id)?;
-            let table = hit.table();
-            Some(SearchResult {
-                canonical_table: table,
-                canonical_type: type_name(table).to_string(),
-                id: hit.id,
-                label: hit.label,
-                score: hit.score,
-                score_parts: ScoreParts {
-                    text: hit.text_score,
-                    distance: hit.distance_score,
-                    confidence: hit.confidence,
-                },
-                distance_meters: hit.distance_m.map(|d| (d * 10.0).round() / 10.0),
-                dimensions_present: dimensions_present(
-                    &serde_json::to_value(&record).unwrap_or(Value::Null),
-                ),
-                record,
-            })
-        })
-        .collect();
+        .map(into_result)
+        .collect::<AppResult<Vec<_>>>()?;
     let query = EffectiveQuery {
         query: request.query,
         latitude: request.point.map(|p| p.0),
@@ -151,6 +104,42 @@ pub async fn search(
         text_matching,
     };
     Ok(SearchResponse { query, results })
+}
+
+/// A hit, with its record read from the JSON the search statement built.
+fn into_result(hit: search::Hit) -> AppResult<SearchResult> {
+    let table = hit.table();
+    let parse_error = |e: serde_json::Error| {
+        AppError::internal(anyhow::anyhow!("search record of {}: {e}", hit.id))
+    };
+    let record = match table {
+        CanonicalTable::Entities => {
+            CanonicalRecord::Entity(serde_json::from_str(&hit.record).map_err(parse_error)?)
+        }
+        CanonicalTable::Listings => {
+            CanonicalRecord::Listing(serde_json::from_str(&hit.record).map_err(parse_error)?)
+        }
+        CanonicalTable::Requests => {
+            CanonicalRecord::Request(serde_json::from_str(&hit.record).map_err(parse_error)?)
+        }
+    };
+    Ok(SearchResult {
+        canonical_table: table,
+        canonical_type: type_name(table).to_string(),
+        id: hit.id,
+        label: hit.label,
+        score: hit.score,
+        score_parts: ScoreParts {
+            text: hit.text_score,
+            distance: hit.distance_score,
+            confidence: hit.confidence,
+        },
+        distance_meters: hit.distance_m.map(|d| (d * 10.0).round() / 10.0),
+        dimensions_present: dimensions_present(
+            &serde_json::to_value(&record).unwrap_or(Value::Null),
+        ),
+        record,
+    })
 }
 
 fn location(record: &CanonicalRecord) -> (f64, f64) {

@@ -270,6 +270,23 @@ async fn canonical_type_selects_kinds_and_mixed_is_the_default() {
     let listings = search(&w.app, "query=plumber&canonical_type=listing").await;
     assert_eq!(labels(&listings), ["Boiler service by a plumber"]);
     assert_eq!(listings["results"][0]["record"]["price_amount"], "80");
+    let listing_id = listings["results"][0]["id"].as_str().unwrap();
+    let read = w
+        .app
+        .get(&format!("/api/v1/listings/{listing_id}"))
+        .await
+        .body;
+    assert_eq!(
+        listings["results"][0]["record"], read,
+        "a search hit carries exactly the record REST returns"
+    );
+    let entity = search(&w.app, "query=Northern%20Plumbing").await;
+    let read = w
+        .app
+        .get(&format!("/api/v1/entities/{}", w.northern))
+        .await
+        .body;
+    assert_eq!(entity["results"][0]["record"], read);
     let requests = search(&w.app, "query=plumber&canonical_type=request").await;
     assert_eq!(
         requests["results"][0]["canonical_table"],
