@@ -2,6 +2,7 @@
 
 mod agents;
 mod canonical;
+mod docs;
 mod entries;
 mod enums;
 mod errors;
@@ -28,6 +29,7 @@ pub struct Query(
     canonical::CanonicalQuery,
     search::SearchQuery,
     feedback::FeedbackQuery,
+    docs::DocsQuery,
 );
 
 #[derive(MergedObject, Default)]

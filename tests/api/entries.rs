@@ -393,4 +393,20 @@ async fn rubrics_guide_and_public_docs_are_served() {
             .status,
         StatusCode::OK
     );
+    let gql = app
+        .graphql("{ contextRubric(entryType: \"listing\") contextRubrics agentDoc(slug: \"agent_ingestion\") missing: agentDoc(slug: \"nope\") }", json!({}), None)
+        .await;
+    let rubric = app
+        .get("/api/v1/space-time-entries/context-rubrics/listing")
+        .await
+        .body;
+    assert_eq!(gql.body["data"]["contextRubric"], rubric, "{}", gql.text);
+    assert_eq!(
+        gql.body["data"]["contextRubrics"],
+        app.get("/api/v1/space-time-entries/context-rubrics")
+            .await
+            .body
+    );
+    assert_eq!(gql.body["data"]["agentDoc"].as_str().unwrap(), guide.text);
+    assert!(gql.body["data"]["missing"].is_null());
 }
