@@ -156,10 +156,3 @@ pub async fn set_status(
     .fetch_optional(pool)
     .await
 }
-
-pub async fn handle_exists(pool: &PgPool, handle: &str) -> Result<bool, sqlx::Error> {
-    sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM agents WHERE agent_handle = $1)")
-        .bind(handle)
-        .fetch_one(pool)
-        .await
-}

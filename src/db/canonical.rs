@@ -77,29 +77,42 @@ pub async fn ownership(
     .await
 }
 
-/// Notes and signals may target exactly these records (docs/decisions/data-model.md).
+/// The source record a canonical record was created from (normalised), if any.
+pub async fn source_ref(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar(&format!(
+        "SELECT source_ref FROM {} WHERE id = $1",
+        table_name(table)
+    ))
+    .bind(id)
+    .fetch_one(conn)
+    .await
+}
+
+/// Notes and signals may target exactly these records (docs/decisions/data-model.md); `None` for
+/// any other (schema, table) pair.
 pub async fn target_exists(
     conn: &mut PgConnection,
     schema: &str,
     table: &str,
     id: Uuid,
 ) -> Result<Option<bool>, sqlx::Error> {
-    let sql = match (schema, table) {
-        ("canonical", "entities") => {
-            "SELECT EXISTS (SELECT 1 FROM canonical.entities WHERE id = $1)"
-        }
-        ("canonical", "listings") => {
-            "SELECT EXISTS (SELECT 1 FROM canonical.listings WHERE id = $1)"
-        }
-        ("canonical", "requests") => {
-            "SELECT EXISTS (SELECT 1 FROM canonical.requests WHERE id = $1)"
-        }
-        ("public", "space_time_entries") => {
-            "SELECT EXISTS (SELECT 1 FROM space_time_entries WHERE id = $1)"
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some(
-        sqlx::query_scalar(sql).bind(id).fetch_one(conn).await?,
-    ))
+    if (schema, table) == ("public", "space_time_entries") {
+        let found: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM space_time_entries WHERE id = $1)")
+                .bind(id)
+                .fetch_one(&mut *conn)
+                .await?;
+        return Ok(Some(found));
+    }
+    match (schema == "canonical")
+        .then(|| format!("canonical.{table}").parse::<CanonicalTable>().ok())
+        .flatten()
+    {
+        Some(canonical_table) => Ok(Some(exists(conn, canonical_table, id).await?)),
+        None => Ok(None),
+    }
 }

@@ -47,31 +47,6 @@ const COLUMNS: &str = "id, source_space_time_entry_id, target_canonical_table, t
     contribution_weight, information_power, score_confidence, transformer_name, transformer_version, \
     transformer_run_id, reason, metadata, created_at_tstamp_utc";
 
-pub async fn insert(conn: &mut PgConnection, c: &NewContribution<'_>) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO canonical_link_contributions (id, source_space_time_entry_id, target_canonical_table,
-             target_canonical_id, link_type, contribution_weight, information_power, score_confidence,
-             transformer_name, transformer_version, transformer_run_id, reason, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-    )
-    .bind(Uuid::now_v7())
-    .bind(c.entry_id)
-    .bind(c.table)
-    .bind(c.target_id)
-    .bind(c.link_type)
-    .bind(c.weight)
-    .bind(c.information_power)
-    .bind(c.confidence)
-    .bind(c.transformer_name)
-    .bind(c.transformer_version)
-    .bind(c.run_id)
-    .bind(c.reason)
-    .bind(&c.metadata)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// All contributions of a transformer batch in one statement.
 pub async fn insert_many(
     conn: &mut PgConnection,

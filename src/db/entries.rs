@@ -249,29 +249,6 @@ pub struct Outcome<'a> {
     pub run_id: Uuid,
 }
 
-pub async fn record_outcome(
-    conn: &mut PgConnection,
-    id: Uuid,
-    o: &Outcome<'_>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "UPDATE space_time_entries SET status = $2, canonical_table = $3, canonical_id = $4, link_type = $5,
-             processing_reason = $6, processing_error = $7, transformer_run_id = $8, processed_at_tstamp_utc = now()
-         WHERE id = $1",
-    )
-    .bind(id)
-    .bind(o.status)
-    .bind(o.canonical_table)
-    .bind(o.canonical_id)
-    .bind(o.link_type)
-    .bind(o.reason)
-    .bind(o.error)
-    .bind(o.run_id)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
 /// The outcomes of a whole transformer batch in one statement.
 pub async fn record_outcomes(
     conn: &mut PgConnection,

@@ -269,10 +269,3 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q ListingWrite) -> PgQuery<'q> {
         .bind(&w.title_key)
         .bind(&w.field_evidence)
 }
-
-pub async fn source_ref(conn: &mut PgConnection, id: Uuid) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar("SELECT source_ref FROM canonical.listings WHERE id = $1")
-        .bind(id)
-        .fetch_one(conn)
-        .await
-}

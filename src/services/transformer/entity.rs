@@ -309,7 +309,7 @@ async fn source_ref_after(
     id: Uuid,
     entry: &SpaceTimeEntry,
 ) -> AppResult<Option<String>> {
-    let current = db::source_ref(conn, id).await?;
+    let current = crate::db::canonical::source_ref(conn, TABLE, id).await?;
     Ok(current.or_else(|| {
         entry
             .source_ref

@@ -316,7 +316,7 @@ async fn merge(
         };
         let changed = m.changed().to_vec();
         write.title_key = normalize::title_key(&write.title);
-        write.source_ref = listings::source_ref(conn, id).await?;
+        write.source_ref = canonical::source_ref(conn, table, id).await?;
         write.field_evidence = m.into_evidence();
         if !changed.is_empty() {
             listings::update(conn, id, &write).await?;
@@ -378,7 +378,7 @@ async fn merge(
         };
         let changed = m.changed().to_vec();
         write.title_key = normalize::title_key(&write.title);
-        write.source_ref = requests::source_ref(conn, id).await?;
+        write.source_ref = canonical::source_ref(conn, table, id).await?;
         write.field_evidence = m.into_evidence();
         if !changed.is_empty() {
             requests::update(conn, id, &write).await?;
