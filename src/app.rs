@@ -130,10 +130,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let bind = config.bind;
     let state = build_state(config, &url).await?;
     let pool = state.pool.clone();
-    let worker = state
-        .config
-        .transformer_worker
-        .then(|| crate::services::transformer::worker::spawn(state.clone()));
+    let worker = state.config.transformer_worker.then(|| {
+        crate::services::transformer::worker::spawn(
+            state.clone(),
+            state.config.transformer_loops.into(),
+        )
+    });
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("binding {bind}"))?;

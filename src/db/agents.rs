@@ -156,3 +156,11 @@ pub async fn set_status(
     .fetch_optional(pool)
     .await
 }
+
+/// The reputation the ranker weighs an agent's evidence with.
+pub async fn reputation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Decimal>, sqlx::Error> {
+    sqlx::query_scalar("SELECT score_reputation FROM agents WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}

@@ -77,21 +77,6 @@ pub async fn ownership(
     .await
 }
 
-/// The source record a canonical record was created from (normalised), if any.
-pub async fn source_ref(
-    conn: &mut PgConnection,
-    table: CanonicalTable,
-    id: Uuid,
-) -> Result<Option<String>, sqlx::Error> {
-    sqlx::query_scalar(&format!(
-        "SELECT source_ref FROM {} WHERE id = $1",
-        table_name(table)
-    ))
-    .bind(id)
-    .fetch_one(conn)
-    .await
-}
-
 /// Notes and signals may target exactly these records (docs/decisions/data-model.md); `None` for
 /// any other (schema, table) pair.
 pub async fn target_exists(

@@ -1,5 +1,6 @@
 //! canonical.entities: businesses, suppliers, places, organisations, people, facilities, assets.
 
+use crate::db::ranker::ScoreUpdate;
 use crate::domain::ListParams;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
@@ -149,6 +150,7 @@ pub struct Locked<T> {
     pub record: T,
     pub field_evidence: Value,
     pub created_by_agent_id: Option<Uuid>,
+    pub source_ref: Option<String>,
 }
 
 pub async fn get_for_update(
@@ -161,9 +163,11 @@ pub async fn get_for_update(
         entity: Entity,
         field_evidence: Value,
         created_by_agent_id: Option<Uuid>,
+        source_ref: Option<String>,
     }
     let row: Option<Row> = sqlx::query_as(&format!(
-        "SELECT {COLUMNS}, field_evidence, created_by_agent_id FROM canonical.entities WHERE id = $1 FOR UPDATE"
+        "SELECT {COLUMNS}, field_evidence, created_by_agent_id, source_ref FROM canonical.entities WHERE id = $1
+         FOR UPDATE"
     ))
     .bind(id)
     .fetch_optional(conn)
@@ -172,67 +176,97 @@ pub async fn get_for_update(
         record: r.entity,
         field_evidence: r.field_evidence,
         created_by_agent_id: r.created_by_agent_id,
+        source_ref: r.source_ref,
     }))
 }
 
+/// What the candidate search needs of one entry.
 pub struct CandidateQuery<'a> {
+    pub entry_id: Uuid,
     pub latitude: f64,
     pub longitude: f64,
-    pub radius_m: f64,
     pub name_key: &'a str,
     pub website_key: Option<&'a str>,
     pub phone_key: Option<&'a str>,
     pub source_ref: Option<&'a str>,
 }
 
-/// Nearby entities (GiST, nearest first, within `radius_m`) plus the nearest entities sharing an
-/// identity key (btree), each branch capped, no join back.
-pub async fn candidates(
+/// For every query (one statement, whatever their number): the nearest entities within
+/// `radius_m` (GiST) plus the nearest entities sharing an identity key (btree), 20 of each at
+/// most, keyed by the query's `entry_id`.
+pub async fn candidates_many(
     conn: &mut PgConnection,
-    q: &CandidateQuery<'_>,
-) -> Result<Vec<EntityCandidate>, sqlx::Error> {
-    sqlx::query_as(
-        "(SELECT id, ST_Distance(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, false) AS distance_m, name_key, website_key,
-                 phone_key, source_ref
-          FROM canonical.entities
-          WHERE status <> 'withdrawn' AND ST_DWithin(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, $3, false)
-          ORDER BY location <-> ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography LIMIT 20)
-         UNION
-         (SELECT id, ST_Distance(location, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, false) AS distance_m, name_key, website_key,
-                 phone_key, source_ref
-          FROM canonical.entities
-          WHERE status <> 'withdrawn' AND (name_key = $4 OR website_key = $5 OR phone_key = $6 OR source_ref = $7)
-          ORDER BY location <-> ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography LIMIT 20)",
+    queries: &[CandidateQuery<'_>],
+    radius_m: f64,
+) -> Result<Vec<(Uuid, EntityCandidate)>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        entry_id: Uuid,
+        #[sqlx(flatten)]
+        candidate: EntityCandidate,
+    }
+    if queries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT q.entry_id, c.* FROM UNNEST($1::uuid[], $2::float8[], $3::float8[], $4::text[], $5::text[],
+                 $6::text[], $7::text[]) AS q(entry_id, lat, lng, name_key, website_key, phone_key, source_ref)
+         CROSS JOIN LATERAL (SELECT ST_SetSRID(ST_MakePoint(q.lng, q.lat), 4326)::geography AS point) p
+         CROSS JOIN LATERAL (
+             (SELECT id, ST_Distance(location, p.point, false) AS distance_m, name_key, website_key, phone_key,
+                     source_ref
+              FROM canonical.entities
+              WHERE status <> 'withdrawn' AND ST_DWithin(location, p.point, $8, false)
+              ORDER BY location <-> p.point LIMIT 20)
+             UNION
+             (SELECT id, ST_Distance(location, p.point, false) AS distance_m, name_key, website_key, phone_key,
+                     source_ref
+              FROM canonical.entities
+              WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
+                    OR phone_key = q.phone_key OR source_ref = q.source_ref)
+              ORDER BY location <-> p.point LIMIT 20)) c",
     )
-    .bind(q.latitude)
-    .bind(q.longitude)
-    .bind(q.radius_m)
-    .bind(q.name_key)
-    .bind(q.website_key)
-    .bind(q.phone_key)
-    .bind(q.source_ref)
+    .bind(queries.iter().map(|q| q.entry_id).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.latitude).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.longitude).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.name_key).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.website_key).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.phone_key).collect::<Vec<_>>())
+    .bind(queries.iter().map(|q| q.source_ref).collect::<Vec<_>>())
+    .bind(radius_m)
     .fetch_all(conn)
-    .await
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.entry_id, r.candidate))
+        .collect())
 }
 
+/// A new entity, with the scores the ranker gives a record of one contribution (so the ranker
+/// need not visit it again in the same batch).
 pub async fn insert(
     conn: &mut PgConnection,
     id: Uuid,
     w: &EntityWrite,
     created_by: Uuid,
+    scores: &ScoreUpdate,
 ) -> Result<(), sqlx::Error> {
     let query = sqlx::query(
         "INSERT INTO canonical.entities (entity_type, display_name, legal_name, description, website_url, email,
              phone, address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat,
              location_lng, status, context_l0_routing, context_l1_common, context_l2_specific,
              context_l2_available_features, source_ref, website_key, phone_key, name_key, field_evidence, id,
-             created_by_agent_id)
+             created_by_agent_id, score_data_richness, score_agent_reputation, score_signal, score_confidence)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-             $23, $24, $25, $26, $27, $28)",
+             $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)",
     );
     bind_write(query, w)
         .bind(id)
         .bind(created_by)
+        .bind(scores.data_richness)
+        .bind(scores.agent_reputation)
+        .bind(scores.signal)
+        .bind(scores.confidence)
         .execute(conn)
         .await?;
     Ok(())

@@ -213,15 +213,31 @@ pub async fn list(
 }
 
 /// Claims up to `limit` pending entries for this transaction; other workers skip them.
+/// The claim's order: half-degree grid cells in a hashed order, arrival order within a cell. Must
+/// match `space_time_entries_pending_area_idx`.
+const AREA_ORDER: &str = "hashint4((floor(e.latitude * 2) * 1000 + floor(e.longitude * 2))::int)";
+
+/// Claims up to `limit` pending entries, starting at the area `start` (a point on the hashed area
+/// order) and wrapping around; rows another transaction holds are skipped.
 pub async fn claim_pending(
     conn: &mut PgConnection,
     limit: i64,
+    start: i32,
 ) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM space_time_entries e WHERE e.status = 'pending'
-         ORDER BY e.id LIMIT $1 FOR UPDATE OF e SKIP LOCKED"
+        "WITH from_start AS (
+             SELECT e.id FROM space_time_entries e WHERE e.status = 'pending' AND {AREA_ORDER} >= $2
+             ORDER BY {AREA_ORDER}, e.id LIMIT $1 FOR UPDATE OF e SKIP LOCKED),
+         wrapped AS (
+             SELECT e.id FROM space_time_entries e WHERE e.status = 'pending' AND {AREA_ORDER} < $2
+             ORDER BY {AREA_ORDER}, e.id LIMIT $1 - (SELECT count(*) FROM from_start)
+             FOR UPDATE OF e SKIP LOCKED)
+         SELECT {COLUMNS} FROM space_time_entries e
+         WHERE e.id IN (SELECT id FROM from_start UNION ALL SELECT id FROM wrapped)
+         ORDER BY {AREA_ORDER} < $2, {AREA_ORDER}, e.id"
     ))
     .bind(limit)
+    .bind(start)
     .fetch_all(conn)
     .await
 }

@@ -154,9 +154,10 @@ pub async fn get_for_update(
         #[sqlx(flatten)]
         listing: Listing,
         field_evidence: Value,
+        source_ref: Option<String>,
     }
     let row: Option<Row> = sqlx::query_as(&format!(
-        "SELECT {COLUMNS}, field_evidence FROM canonical.listings WHERE id = $1 FOR UPDATE"
+        "SELECT {COLUMNS}, field_evidence, source_ref FROM canonical.listings WHERE id = $1 FOR UPDATE"
     ))
     .bind(id)
     .fetch_optional(conn)
@@ -165,6 +166,7 @@ pub async fn get_for_update(
         created_by_agent_id: r.listing.created_by_agent_id,
         record: r.listing,
         field_evidence: r.field_evidence,
+        source_ref: r.source_ref,
     }))
 }
 

@@ -95,6 +95,24 @@ pub async fn advisory_xact_locks(
     Ok(())
 }
 
+/// Takes what it can of `sorted_keys` without waiting and returns the keys another transaction
+/// holds. Never waiting means batches of concurrent workers can never deadlock on these locks.
+pub async fn try_advisory_xact_locks(
+    conn: &mut sqlx::PgConnection,
+    sorted_keys: &[i64],
+) -> Result<Vec<i64>, sqlx::Error> {
+    if sorted_keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    sqlx::query_scalar(
+        "SELECT k FROM unnest($1::bigint[]) WITH ORDINALITY AS t(k, n)
+         WHERE NOT pg_try_advisory_xact_lock(k) ORDER BY n",
+    )
+    .bind(sorted_keys)
+    .fetch_all(conn)
+    .await
+}
+
 /// This transaction's commit does not wait for the WAL flush. Only for work that is redone when
 /// lost (the transformer: a lost outcome leaves its entries `pending`).
 pub async fn relax_commit_durability(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {

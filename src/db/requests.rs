@@ -152,9 +152,10 @@ pub async fn get_for_update(
         #[sqlx(flatten)]
         request: CanonicalRequest,
         field_evidence: Value,
+        source_ref: Option<String>,
     }
     let row: Option<Row> = sqlx::query_as(&format!(
-        "SELECT {COLUMNS}, field_evidence FROM canonical.requests WHERE id = $1 FOR UPDATE"
+        "SELECT {COLUMNS}, field_evidence, source_ref FROM canonical.requests WHERE id = $1 FOR UPDATE"
     ))
     .bind(id)
     .fetch_optional(conn)
@@ -163,6 +164,7 @@ pub async fn get_for_update(
         created_by_agent_id: r.request.created_by_agent_id,
         record: r.request,
         field_evidence: r.field_evidence,
+        source_ref: r.source_ref,
     }))
 }
 

@@ -2,7 +2,7 @@
 //! its signals (formulas in transform/ranker.rs, documented in docs/ranking.md).
 
 use crate::ctx::Ctx;
-use crate::db::entities::Entity;
+use crate::db::entities::{Entity, EntityWrite};
 use crate::db::listings::Listing;
 use crate::db::ranker::{self as db, ScoreUpdate};
 use crate::db::requests::CanonicalRequest;
@@ -37,19 +37,70 @@ fn non_empty(value: &serde_json::Value) -> bool {
 }
 
 pub fn entity_richness(e: &Entity) -> f64 {
+    entity_richness_of(EntityFilled {
+        name: !e.display_name.is_empty(),
+        description: present(&e.description),
+        website: present(&e.website_url),
+        phone: present(&e.phone),
+        email: present(&e.email),
+        address: present(&e.address_text),
+        city: present(&e.city),
+        country: present(&e.country_code),
+        categories: !e.categories.is_empty(),
+        links: !e.link_urls.0.is_empty(),
+        common_context: non_empty(&e.context_l1_common),
+        specific_context: non_empty(&e.context_l2_specific),
+    })
+}
+
+/// The same measure for an entity about to be written (a created one is scored in its insert).
+pub fn entity_write_richness(w: &EntityWrite) -> f64 {
+    entity_richness_of(EntityFilled {
+        name: !w.display_name.is_empty(),
+        description: present(&w.description),
+        website: present(&w.website_url),
+        phone: present(&w.phone),
+        email: present(&w.email),
+        address: present(&w.address_text),
+        city: present(&w.city),
+        country: present(&w.country_code),
+        categories: !w.categories.is_empty(),
+        links: w.link_urls.as_array().is_some_and(|l| !l.is_empty()),
+        common_context: non_empty(&w.context_l1_common),
+        specific_context: non_empty(&w.context_l2_specific),
+    })
+}
+
+/// Which of an entity's weighted fields are filled.
+struct EntityFilled {
+    name: bool,
+    description: bool,
+    website: bool,
+    phone: bool,
+    email: bool,
+    address: bool,
+    city: bool,
+    country: bool,
+    categories: bool,
+    links: bool,
+    common_context: bool,
+    specific_context: bool,
+}
+
+fn entity_richness_of(f: EntityFilled) -> f64 {
     ranker::data_richness(&[
-        (0.10, !e.display_name.is_empty()),
-        (0.10, present(&e.description)),
-        (0.10, present(&e.website_url)),
-        (0.10, present(&e.phone)),
-        (0.05, present(&e.email)),
-        (0.10, present(&e.address_text)),
-        (0.05, present(&e.city)),
-        (0.05, present(&e.country_code)),
-        (0.10, !e.categories.is_empty()),
-        (0.05, !e.link_urls.0.is_empty()),
-        (0.10, non_empty(&e.context_l1_common)),
-        (0.10, non_empty(&e.context_l2_specific)),
+        (0.10, f.name),
+        (0.10, f.description),
+        (0.10, f.website),
+        (0.10, f.phone),
+        (0.05, f.email),
+        (0.10, f.address),
+        (0.05, f.city),
+        (0.05, f.country),
+        (0.10, f.categories),
+        (0.05, f.links),
+        (0.10, f.common_context),
+        (0.10, f.specific_context),
     ])
 }
 
@@ -92,6 +143,26 @@ pub fn request_richness(r: &CanonicalRequest) -> f64 {
 
 fn decimal(x: f64) -> Decimal {
     Decimal::from_f64(x).unwrap_or_default().round_dp(4)
+}
+
+fn stored(scores: ranker::Scores) -> ScoreUpdate {
+    ScoreUpdate {
+        data_richness: decimal(scores.data_richness),
+        agent_reputation: scores.agent_reputation.map(decimal),
+        signal: scores.signal.map(decimal),
+        confidence: decimal(scores.confidence),
+    }
+}
+
+/// The scores `rank_many` gives a record whose only evidence is the entry that created it (one
+/// agent, no signals yet).
+pub fn first_scores(richness: f64, creator: AgentEvidence) -> ScoreUpdate {
+    stored(ranker::scores(
+        richness,
+        &[creator],
+        &[],
+        chrono::Utc::now(),
+    ))
 }
 
 /// Recomputes and stores the scores of `ids` (one kind of record) inside the caller's transaction:
@@ -148,13 +219,7 @@ pub async fn rank_many(
         };
         let agents = agents.get(id).map(Vec::as_slice).unwrap_or_default();
         let signals = signals.get(id).map(Vec::as_slice).unwrap_or_default();
-        let scores = ranker::scores(*richness, agents, signals, now);
-        let update = ScoreUpdate {
-            data_richness: decimal(scores.data_richness),
-            agent_reputation: scores.agent_reputation.map(decimal),
-            signal: scores.signal.map(decimal),
-            confidence: decimal(scores.confidence),
-        };
+        let update = stored(ranker::scores(*richness, agents, signals, now));
         results.push(RankerResult {
             entity_id: *id,
             score_confidence: update.confidence,

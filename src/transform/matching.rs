@@ -58,10 +58,14 @@ pub struct OfferCandidate {
 }
 
 pub const MATCH_THRESHOLD: f64 = 0.5;
-/// The database looks for candidates within this radius, plus by identity
-/// keys anywhere. It is also the distance gate: farther candidates can only
-/// match through the same source record.
+/// The distance gate: farther candidates can only match through the same
+/// source record.
 pub const CANDIDATE_RADIUS_M: f64 = 1000.0;
+/// The database offers the nearest records within this radius (where
+/// proximity earns points), plus the nearest records sharing an identity key
+/// wherever they are. Beyond it, reaching the threshold takes a shared key
+/// (tested below), so the key search finds every candidate that could win.
+pub const NEARBY_CANDIDATE_RADIUS_M: f64 = 500.0;
 pub const AMBIGUITY_MARGIN: f64 = 0.15;
 /// How far a source record may have moved (re-geocoding) and still be itself.
 pub const SOURCE_REF_RADIUS_M: f64 = 25_000.0;
@@ -478,6 +482,31 @@ mod tests {
         phone: Some("0161 496 0000"),
         source_ref: None,
     };
+
+    /// The candidate query relies on this: beyond the nearby radius only a shared key can win.
+    #[test]
+    fn beyond_the_nearby_radius_nothing_without_a_shared_key_reaches_the_threshold() {
+        let incoming = Business {
+            name: "Harbour View Cafe",
+            website: Some("https://harbourview.example/menu"),
+            ..named("")
+        };
+        let best_without_a_key = Business {
+            name: "Harbour View Cafes",
+            website: Some("https://harbourview.example/about"),
+            ..named("")
+        };
+        let keys = incoming.keys();
+        let other = best_without_a_key.keys();
+        assert_ne!(keys.name_key, other.name_key);
+        assert_ne!(keys.website_key, other.website_key);
+        for distance in [NEARBY_CANDIDATE_RADIUS_M + 1.0, CANDIDATE_RADIUS_M] {
+            let scored = score_entity(&keys, &candidate(1, distance, &best_without_a_key));
+            assert!(scored.score < MATCH_THRESHOLD, "{scored:?}");
+        }
+        let within = score_entity(&keys, &candidate(1, 40.0, &best_without_a_key));
+        assert!(within.score >= MATCH_THRESHOLD, "{within:?}");
+    }
 
     #[test]
     fn same_website_nearby_matches_although_names_are_written_differently() {

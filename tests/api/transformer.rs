@@ -606,7 +606,7 @@ async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() 
 async fn the_worker_processes_new_entries_without_being_called() {
     let s = setup().await;
     let (stop, handle) =
-        spacetime_records::services::transformer::worker::spawn(s.app.state.clone());
+        spacetime_records::services::transformer::worker::spawn(s.app.state.clone(), 2);
     let created = s
         .app
         .post_entry(&s.alice, entity_entry("Auto Ltd", LAT, LNG, json!({})))
@@ -759,4 +759,183 @@ async fn one_failing_entry_is_rejected_and_its_batch_mates_are_still_processed()
             .await,
         0
     );
+}
+
+/// The batch fetches every entry's candidates before deciding the first, so a second sighting
+/// later in the same batch must still find the entity the batch has just created.
+#[tokio::test]
+async fn one_batch_matches_a_second_sighting_to_the_entity_it_just_created() {
+    let s = setup().await;
+    let (near_lat, near_lng) = east(LAT, LNG, 60.0);
+    let (far_lat, far_lng) = east(LAT, LNG, 5_000.0);
+    let bodies = [
+        entity_entry(
+            "Pennine Boilers",
+            LAT,
+            LNG,
+            json!({"phone": "+44 161 496 0000"}),
+        ),
+        entity_entry(
+            "Pennine Boiler Repairs",
+            near_lat,
+            near_lng,
+            json!({"phone": "0161 496 0000"}),
+        ),
+        entity_entry("Pennine Boilers", far_lat, far_lng, json!({})),
+    ];
+    let mut ids = Vec::new();
+    for body in bodies {
+        let created = s.app.post_entry(&s.alice, body).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        ids.push(created.body["id"].as_str().unwrap().to_string());
+    }
+    let processed = s
+        .app
+        .request(
+            "POST",
+            "/api/v1/transformer/process-pending",
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(processed.status, StatusCode::OK, "{}", processed.text);
+    assert_eq!(processed.body["processed"], 3);
+    let result_of = |id: &str| {
+        processed.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["space_time_entry_id"] == id)
+            .unwrap_or_else(|| panic!("no result for {id}: {}", processed.body))
+            .clone()
+    };
+    let (first, second, far) = (result_of(&ids[0]), result_of(&ids[1]), result_of(&ids[2]));
+    assert_eq!(first["link_type"], "created");
+    assert_eq!(canonical_id(&second), canonical_id(&first));
+    assert_eq!(far["link_type"], "created");
+    assert_ne!(canonical_id(&far), canonical_id(&first));
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        2
+    );
+}
+
+/// A created entity is scored in its insert; the ranker must agree with those scores.
+#[tokio::test]
+async fn created_entities_carry_the_scores_the_ranker_gives_them() {
+    let s = setup().await;
+    for (name, metres, extra) in [
+        ("Scored Bakery", 0.0, json!({})),
+        (
+            "Scored Florist",
+            900.0,
+            json!({"website_url": "https://florist.example", "phone": "0161 496 0123",
+                   "description": "Flowers", "categories": ["florist"]}),
+        ),
+    ] {
+        let (lat, lng) = east(LAT, LNG, metres);
+        let created = s
+            .app
+            .post_entry(&s.alice, entity_entry(name, lat, lng, extra))
+            .await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    }
+    let processed = s
+        .app
+        .request(
+            "POST",
+            "/api/v1/transformer/process-pending",
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(processed.body["processed"], 2, "{}", processed.text);
+    let stored: Vec<(uuid::Uuid, String, String, Option<String>)> = sqlx::query_as(
+        "SELECT id, score_confidence::text, score_data_richness::text, score_signal::text
+         FROM canonical.entities ORDER BY id",
+    )
+    .fetch_all(s.app.pool())
+    .await
+    .unwrap();
+    assert_eq!(stored.len(), 2);
+    assert_ne!(stored[0].2, stored[1].2, "richness tells the two apart");
+    let ranked = s
+        .app
+        .request("POST", "/api/v1/ranker/run-all", None, Some(&s.admin))
+        .await;
+    assert_eq!(ranked.status, StatusCode::OK);
+    for (id, confidence, richness, signal) in stored {
+        let result = ranked
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["entity_id"] == id.to_string())
+            .unwrap()
+            .clone();
+        let as_decimal = |v: &Value| {
+            v.as_str()
+                .map(|s| s.parse::<rust_decimal::Decimal>().unwrap())
+        };
+        assert_eq!(
+            as_decimal(&result["score_confidence"]),
+            confidence.parse().ok()
+        );
+        assert_eq!(
+            as_decimal(&result["score_data_richness"]),
+            richness.parse().ok()
+        );
+        assert_eq!(
+            as_decimal(&result["score_signal"]),
+            signal.and_then(|s| s.parse().ok())
+        );
+    }
+}
+
+/// Another worker holding an entry's area or identity locks leaves the entry pending (never
+/// waiting, never processed twice); it is processed once the locks are free.
+#[tokio::test]
+async fn an_entry_whose_locks_another_worker_holds_stays_pending_until_they_are_free() {
+    let s = setup().await;
+    let created = s
+        .app
+        .post_entry(
+            &s.alice,
+            entity_entry("Locked Out Ltd", LAT, LNG, json!({})),
+        )
+        .await;
+    let id: uuid::Uuid = created.body["id"].as_str().unwrap().parse().unwrap();
+    let entry = spacetime_records::db::entries::get(s.app.pool(), id)
+        .await
+        .unwrap()
+        .unwrap();
+    let keys = spacetime_records::services::transformer::keys::entry_lock_keys(&entry);
+    assert!(!keys.is_empty());
+    let mut other_worker = s.app.pool().begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k")
+        .bind(&keys)
+        .execute(&mut *other_worker)
+        .await
+        .unwrap();
+    let process = || {
+        s.app.request(
+            "POST",
+            "/api/v1/transformer/process-pending",
+            None,
+            Some(&s.admin),
+        )
+    };
+    let blocked = process().await;
+    assert_eq!(blocked.status, StatusCode::OK, "{}", blocked.text);
+    assert_eq!(blocked.body["processed"], 0);
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) FROM space_time_entries WHERE status = 'pending'")
+            .await,
+        1
+    );
+    other_worker.rollback().await.unwrap();
+    let freed = process().await;
+    assert_eq!(freed.body["processed"], 1, "{}", freed.text);
+    assert_eq!(freed.body["results"][0]["link_type"], "created");
 }

@@ -1,18 +1,21 @@
 //! Entity entries: find the record the evidence is about (or decide there is none), then create,
 //! merge, verify, claim or withdraw, as the entry's intent says.
 
+use super::batch_view::BatchView;
 use super::keys::entity_keys;
 use super::outcome::Decision;
 use super::ownership;
-use crate::db::entities::{self as db, CandidateQuery, Entity, EntityWrite};
+use crate::db::entities::{self as db, Entity, EntityWrite};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{CanonicalTable, EntryIntent, LinkType};
 use crate::error::AppResult;
+use crate::services::ranker;
 use crate::transform::extract::{self, EntityDraft};
 use crate::transform::fields::{FieldMerger, initial_evidence};
 use crate::transform::matching::{self, Candidate, IdentityKeys, MatchDecision, Scored};
 use crate::transform::merge::{FieldEvidence, MergeIntent};
 use crate::transform::normalize;
+use crate::transform::ranker::AgentEvidence;
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -43,22 +46,11 @@ pub fn draft_keys(draft: &EntityDraft, entry: &SpaceTimeEntry) -> IdentityKeys {
 /// Scores the entities near the point or sharing an identity key; only a clear winner matches.
 pub async fn find(
     conn: &mut PgConnection,
+    view: &mut BatchView,
     entry: &SpaceTimeEntry,
     keys: &IdentityKeys,
 ) -> AppResult<Found> {
-    let rows = db::candidates(
-        conn,
-        &CandidateQuery {
-            latitude: entry.latitude,
-            longitude: entry.longitude,
-            radius_m: matching::CANDIDATE_RADIUS_M,
-            name_key: keys.name_key.as_deref().unwrap_or(""),
-            website_key: keys.website_key.as_deref(),
-            phone_key: keys.phone_key.as_deref(),
-            source_ref: keys.source_ref_key.as_deref(),
-        },
-    )
-    .await?;
+    let rows = view.candidates(conn, entry, keys).await?;
     let candidates: Vec<Candidate> = rows
         .into_iter()
         .map(|row| Candidate {
@@ -87,7 +79,11 @@ pub async fn find(
     })
 }
 
-pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+pub async fn apply(
+    conn: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+) -> AppResult<Decision> {
     let intent = entry.entry_intent;
     let needs_content = matches!(
         intent,
@@ -100,7 +96,7 @@ pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult
     };
     let found = match (entry.target_canonical_id, &draft) {
         (Some(id), _) => Found::Record(id, json!({"target": "supplied by the service"})),
-        (None, Some(draft)) => find(conn, entry, &draft_keys(draft, entry)).await?,
+        (None, Some(draft)) => find(conn, view, entry, &draft_keys(draft, entry)).await?,
         (None, None) => Found::Nothing(json!({})),
     };
     let (id, meta) = match found {
@@ -123,7 +119,7 @@ pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult
         Found::Nothing(meta) => {
             return Ok(match (intent, draft) {
                 (EntryIntent::Observe | EntryIntent::Submit, Some(draft)) => {
-                    create(conn, entry, &draft, meta).await?
+                    create(conn, view, entry, &draft, meta).await?
                 }
                 _ => Decision::review(
                     &format!("no entity found to {}", intent.as_str().replace('_', " ")),
@@ -133,10 +129,16 @@ pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult
         }
     };
     match (intent, draft) {
-        (EntryIntent::Claim, _) => ownership::claim(conn, entry, TABLE, id).await,
-        (EntryIntent::Withdraw, _) => ownership::withdraw(conn, entry, TABLE, id).await,
+        (EntryIntent::Claim, _) => {
+            view.forget_fetched();
+            ownership::claim(conn, entry, TABLE, id).await
+        }
+        (EntryIntent::Withdraw, _) => {
+            view.forget_fetched();
+            ownership::withdraw(conn, entry, TABLE, id).await
+        }
         (_, Some(draft)) => match db::get_for_update(conn, id).await? {
-            Some(locked) => merge(conn, entry, locked, &draft, meta).await,
+            Some(locked) => merge(conn, view, entry, locked, &draft, meta).await,
             None => Ok(Decision::rejected("the target entity does not exist")),
         },
         (_, None) => Ok(Decision::rejected("the entry carries no usable content")),
@@ -168,6 +170,7 @@ const ENTITY_FIELDS: &[&str] = &[
 
 async fn create(
     conn: &mut PgConnection,
+    view: &mut BatchView,
     entry: &SpaceTimeEntry,
     draft: &EntityDraft,
     meta: Value,
@@ -199,25 +202,36 @@ async fn create(
         context_l1_common: Value::Object(d.common.context_l1_common),
         context_l2_specific: Value::Object(d.common.context_l2_specific),
         context_l2_available_features: d.common.context_l2_available_features,
-        source_ref: keys.source_ref_key,
-        website_key: keys.website_key,
-        phone_key: keys.phone_key,
-        name_key: keys.name_key.unwrap_or_default(),
+        source_ref: keys.source_ref_key.clone(),
+        website_key: keys.website_key.clone(),
+        phone_key: keys.phone_key.clone(),
+        name_key: keys.name_key.clone().unwrap_or_default(),
         field_evidence: initial_evidence(ENTITY_FIELDS, &evidence_of(entry)),
     };
+    let creator = AgentEvidence {
+        confidence: entry.score_confidence.to_f64().unwrap_or(0.5),
+        reputation: view.reputation(conn, entry.agent_id).await?,
+        latest_observation: entry
+            .observed_at_tstamp_utc
+            .unwrap_or(entry.created_at_tstamp_utc),
+    };
+    let scores = ranker::first_scores(ranker::entity_write_richness(&write), creator);
     let id = Uuid::now_v7();
-    db::insert(conn, id, &write, entry.agent_id).await?;
+    db::insert(conn, id, &write, entry.agent_id, &scores).await?;
+    view.wrote(id, entry.latitude, entry.longitude, &keys);
     Ok(Decision::linked(
         TABLE,
         id,
         LinkType::Created,
         "no existing entity matched this evidence",
         meta,
-    ))
+    )
+    .already_ranked())
 }
 
 async fn merge(
     conn: &mut PgConnection,
+    view: &mut BatchView,
     entry: &SpaceTimeEntry,
     locked: db::Locked<Entity>,
     draft: &EntityDraft,
@@ -229,6 +243,13 @@ async fn merge(
         MergeIntent::Observe
     };
     let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), merge_intent);
+    // The entity keeps the source record it was created from; a first source is adopted.
+    let source_ref = locked.source_ref.or_else(|| {
+        entry
+            .source_ref
+            .as_deref()
+            .and_then(normalize::source_ref_key)
+    });
     let e = locked.record;
     let d = draft.clone();
     let location = m.required(
@@ -293,29 +314,23 @@ async fn merge(
         write.country_code.as_deref(),
         None,
     );
-    write.name_key = keys.name_key.unwrap_or_default();
-    write.website_key = keys.website_key;
-    write.phone_key = keys.phone_key;
-    write.source_ref = source_ref_after(conn, e.id, entry).await?;
+    write.name_key = keys.name_key.clone().unwrap_or_default();
+    write.website_key = keys.website_key.clone();
+    write.phone_key = keys.phone_key.clone();
+    write.source_ref = source_ref;
     if !changed.is_empty() {
         db::update(conn, e.id, &write).await?;
     }
+    view.wrote(
+        e.id,
+        write.location_lat,
+        write.location_lng,
+        &IdentityKeys {
+            source_ref_key: write.source_ref.clone(),
+            ..keys
+        },
+    );
     Ok(Decision::merged(TABLE, e.id, entry, changed, &meta))
-}
-
-/// The entity keeps the source record it was created from; a first source is adopted.
-async fn source_ref_after(
-    conn: &mut PgConnection,
-    id: Uuid,
-    entry: &SpaceTimeEntry,
-) -> AppResult<Option<String>> {
-    let current = crate::db::canonical::source_ref(conn, TABLE, id).await?;
-    Ok(current.or_else(|| {
-        entry
-            .source_ref
-            .as_deref()
-            .and_then(normalize::source_ref_key)
-    }))
 }
 
 pub fn links_json(links: &[crate::db::entities::LinkUrl]) -> Vec<Value> {

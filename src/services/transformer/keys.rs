@@ -4,7 +4,7 @@
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::EntryType;
 use crate::transform::matching::IdentityKeys;
-use crate::transform::{extract, normalize};
+use crate::transform::normalize;
 use sha2::{Digest, Sha256};
 
 /// Geohash precision 6 is a cell of about 1.2 km × 0.6 km; with its neighbours it covers the
@@ -53,59 +53,48 @@ fn cells(entry: &SpaceTimeEntry) -> Vec<String> {
     all
 }
 
-/// Every lock an entry needs, for a whole batch: sorted and without duplicates.
+/// Every lock the entries need: sorted and without duplicates.
 pub fn lock_keys(entries: &[SpaceTimeEntry]) -> Vec<i64> {
+    let mut keys: Vec<i64> = entries.iter().flat_map(entry_lock_keys).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The cells around the entry's point (the geohash-6 cell and its neighbours reach beyond
+/// `CANDIDATE_RADIUS_M` in every direction), its source record, and an offer's title (offers of
+/// one parent match by title at any distance).
+pub fn entry_lock_keys(entry: &SpaceTimeEntry) -> Vec<i64> {
     let mut keys = Vec::new();
-    for entry in entries {
-        let kind = entry.entry_type.as_str();
-        for cell in cells(entry) {
-            keys.push(lock_key(&format!("cell:{kind}"), &cell));
-        }
-        if let Some(src) = entry
-            .source_ref
-            .as_deref()
-            .and_then(normalize::source_ref_key)
-        {
-            keys.push(lock_key(&format!("src:{kind}"), &src));
-        }
-        match entry.entry_type {
-            EntryType::Entity | EntryType::Observation => {
-                if let Ok(draft) = extract::observation_keys(&entry.context) {
-                    let k = entity_keys(
-                        draft.display_name.as_deref(),
-                        draft.website_url.as_deref(),
-                        draft.phone.as_deref(),
-                        draft.country_code.as_deref(),
-                        None,
-                    );
-                    let named = [
-                        ("name", k.name_key),
-                        ("web", k.website_host),
-                        ("phone", k.phone_key),
-                    ];
-                    keys.extend(
-                        named
-                            .into_iter()
-                            .filter_map(|(ns, v)| v.map(|v| lock_key(ns, &v))),
-                    );
-                }
-            }
-            EntryType::Listing | EntryType::Request => {
-                let title = entry
-                    .context
-                    .get("title")
-                    .or(entry.context.get("name"))
-                    .and_then(|v| v.as_str());
-                if let Some(title) = title {
-                    keys.push(lock_key(
-                        &format!("title:{kind}"),
-                        &normalize::title_key(title),
-                    ));
-                }
+    let kind = entry.entry_type.as_str();
+    for cell in cells(entry) {
+        keys.push(lock_key(&format!("cell:{kind}"), &cell));
+    }
+    if let Some(src) = entry
+        .source_ref
+        .as_deref()
+        .and_then(normalize::source_ref_key)
+    {
+        keys.push(lock_key(&format!("src:{kind}"), &src));
+    }
+    match entry.entry_type {
+        // An entity can only match within CANDIDATE_RADIUS_M, which the cells cover, or through
+        // its source_ref: shared names, websites and phones need no lock of their own, so two
+        // workers in different cities never wait on a common business name.
+        EntryType::Entity | EntryType::Observation => {}
+        EntryType::Listing | EntryType::Request => {
+            let title = entry
+                .context
+                .get("title")
+                .or(entry.context.get("name"))
+                .and_then(|v| v.as_str());
+            if let Some(title) = title {
+                keys.push(lock_key(
+                    &format!("title:{kind}"),
+                    &normalize::title_key(title),
+                ));
             }
         }
     }
-    keys.sort_unstable();
-    keys.dedup();
     keys
 }

@@ -1,14 +1,16 @@
 //! The transformer: pending entries → decisions about canonical entities, listings and requests.
 //!
-//! A batch claims pending entries with `FOR UPDATE SKIP LOCKED` (so several workers and server
-//! processes never process the same entry), takes transaction-level advisory locks on every
-//! identity the batch touches, in ascending order (two workers seeing the same new business
-//! serialise instead of creating it twice, and can never deadlock), then decides each entry
-//! inside a savepoint. The canonical change, its link contribution, the entry's outcome and the
-//! ranker's scores commit together.
+//! A batch claims pending entries area by area with `FOR UPDATE SKIP LOCKED` (so several workers
+//! and server processes never process the same entry, and usually work in different areas), then
+//! takes transaction-level advisory locks on the map cells and identities its entries touch,
+//! without waiting: an entry whose locks another worker holds stays pending for a later claim
+//! (two workers seeing the same new business serialise instead of creating it twice, and never
+//! wait on each other). The canonical changes, their link contributions, the entries' outcomes and
+//! the ranker's scores commit together.
 
+mod batch_view;
 mod entity;
-mod keys;
+pub mod keys;
 mod observation;
 mod offer;
 mod outcome;
@@ -22,6 +24,7 @@ use crate::domain::{CanonicalTable, EntryStatus, EntryType, LinkType, ListParams
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use crate::transform::{TRANSFORMER_NAME, TRANSFORMER_VERSION};
+use batch_view::BatchView;
 use outcome::Decision;
 use serde::Serialize;
 use sqlx::{Acquire, PgConnection};
@@ -73,9 +76,16 @@ pub async fn process_pending(
     drain(state, params.limit, "api").await
 }
 
+/// How long a worker waits before claiming again when another worker held the locks of every
+/// entry it claimed (that worker commits within a batch's time), and how many times it does so
+/// before it leaves those entries to the next call (the worker's next wake-up or poll).
+const ALL_DEFERRED_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+const ALL_DEFERRED_ROUNDS: u32 = 25;
+
 /// Processes up to `limit` pending entries, batch by batch, until none is left.
 pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<ProcessPendingResult> {
     let mut results = Vec::new();
+    let mut deferred_rounds = 0;
     while (results.len() as i64) < limit {
         let batch = process_batch(
             state,
@@ -83,10 +93,17 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
             trigger,
         )
         .await?;
-        if batch.is_empty() {
+        if batch.claimed == 0 {
             break;
         }
-        results.extend(batch);
+        if batch.results.is_empty() {
+            deferred_rounds += 1;
+            if deferred_rounds >= ALL_DEFERRED_ROUNDS {
+                break;
+            }
+            tokio::time::sleep(ALL_DEFERRED_PAUSE).await;
+        }
+        results.extend(batch.results);
     }
     Ok(ProcessPendingResult {
         processed: results.len() as i64,
@@ -96,18 +113,23 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
 
 /// The fast path decides a whole batch without savepoints; if any entry fails, the batch is rolled
 /// back and redone carefully, one savepoint per entry, so one bad entry cannot sink the others.
-async fn process_batch(
-    state: &AppState,
-    size: i64,
-    trigger: &str,
-) -> AppResult<Vec<ProcessResult>> {
-    match try_batch(state, size, trigger, Care::Fast).await {
-        Ok(results) => Ok(results),
+async fn process_batch(state: &AppState, size: i64, trigger: &str) -> AppResult<Batch> {
+    // A random start on the claim's area order: concurrent workers start in different areas.
+    let start: i32 = rand::random();
+    match try_batch(state, size, start, trigger, Care::Fast).await {
+        Ok(batch) => Ok(batch),
         Err(err) => {
             tracing::warn!(error = ?err, "transformer batch failed; redoing it entry by entry");
-            try_batch(state, size, trigger, Care::EntryByEntry).await
+            try_batch(state, size, start, trigger, Care::EntryByEntry).await
         }
     }
+}
+
+/// What one batch did: entries claimed, and results for those whose locks it could take (the
+/// others stay pending for the next claim).
+struct Batch {
+    claimed: usize,
+    results: Vec<ProcessResult>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -119,19 +141,48 @@ enum Care {
 async fn try_batch(
     state: &AppState,
     size: i64,
+    start: i32,
     trigger: &str,
     care: Care,
-) -> AppResult<Vec<ProcessResult>> {
+) -> AppResult<Batch> {
     let mut tx = state.pool.begin().await?;
     // A crash between commit and WAL flush only returns entries to `pending`: they are redone.
     crate::db::relax_commit_durability(&mut tx).await?;
-    let claimed = entries_db::claim_pending(&mut tx, size).await?;
+    let claimed = entries_db::claim_pending(&mut tx, size, start).await?;
     if claimed.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Batch {
+            claimed: 0,
+            results: Vec::new(),
+        });
     }
-    let results = process_claimed(&mut tx, &claimed, trigger, care).await?;
+    let claimed_count = claimed.len();
+    let free = defer_locked(&mut tx, claimed).await?;
+    let results = process_claimed(&mut tx, &free, trigger, care).await?;
     tx.commit().await?;
-    Ok(results)
+    Ok(Batch {
+        claimed: claimed_count,
+        results,
+    })
+}
+
+/// Takes the identity locks of the claimed entries without waiting; an entry whose locks another
+/// worker holds is left out (still pending) instead of making the whole batch wait.
+async fn defer_locked(
+    tx: &mut PgConnection,
+    claimed: Vec<SpaceTimeEntry>,
+) -> AppResult<Vec<SpaceTimeEntry>> {
+    let held = crate::db::try_advisory_xact_locks(tx, &keys::lock_keys(&claimed)).await?;
+    if held.is_empty() {
+        return Ok(claimed);
+    }
+    Ok(claimed
+        .into_iter()
+        .filter(|entry| {
+            keys::entry_lock_keys(entry)
+                .iter()
+                .all(|key| held.binary_search(key).is_err())
+        })
+        .collect())
 }
 
 /// POST /api/v1/transformer/process/{id} (admin). An entry already processed returns its recorded
@@ -145,6 +196,7 @@ pub async fn process_entry(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<P
     if entry.status != EntryStatus::Pending {
         return Ok(ProcessResult::from(&entry));
     }
+    crate::db::advisory_xact_locks(&mut tx, &keys::lock_keys(std::slice::from_ref(&entry))).await?;
     let mut results = process_claimed(&mut tx, &[entry], "api", Care::EntryByEntry).await?;
     tx.commit().await?;
     results
@@ -158,14 +210,20 @@ async fn process_claimed(
     trigger: &str,
     care: Care,
 ) -> AppResult<Vec<ProcessResult>> {
+    if claimed.is_empty() {
+        return Ok(Vec::new());
+    }
     let run_id =
         transformer_runs::start(tx, TRANSFORMER_NAME, TRANSFORMER_VERSION, trigger).await?;
-    crate::db::advisory_xact_locks(tx, &keys::lock_keys(claimed)).await?;
+    let mut view = match care {
+        Care::Fast => BatchView::fetch_ahead(tx, claimed).await?,
+        Care::EntryByEntry => BatchView::per_entry(),
+    };
     let mut decided = Vec::with_capacity(claimed.len());
     for entry in claimed {
         let decision = match care {
-            Care::Fast => decide_and_apply(tx, entry).await?,
-            Care::EntryByEntry => decide_carefully(tx, entry).await?,
+            Care::Fast => decide_and_apply(tx, &mut view, entry).await?,
+            Care::EntryByEntry => decide_carefully(tx, &mut view, entry).await?,
         };
         decided.push((entry, decision));
     }
@@ -175,9 +233,13 @@ async fn process_claimed(
 }
 
 /// Inside a savepoint: a failure rejects this entry (with the error kept) and nothing else.
-async fn decide_carefully(tx: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+async fn decide_carefully(
+    tx: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+) -> AppResult<Decision> {
     let mut savepoint = tx.begin().await?;
-    match decide_and_apply(&mut savepoint, entry).await {
+    match decide_and_apply(&mut savepoint, view, entry).await {
         Ok(decision) => {
             savepoint.commit().await?;
             Ok(decision)
@@ -190,7 +252,11 @@ async fn decide_carefully(tx: &mut PgConnection, entry: &SpaceTimeEntry) -> AppR
     }
 }
 
-async fn decide_and_apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+async fn decide_and_apply(
+    conn: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+) -> AppResult<Decision> {
     if let Some(table) = entry.target_canonical_table {
         let expected = match entry.entry_type {
             EntryType::Entity => Some(CanonicalTable::Entities),
@@ -206,9 +272,9 @@ async fn decide_and_apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> Ap
         }
     }
     match entry.entry_type {
-        EntryType::Entity => entity::apply(conn, entry).await,
+        EntryType::Entity => entity::apply(conn, view, entry).await,
         EntryType::Listing => offer::apply(conn, entry, CanonicalTable::Listings).await,
         EntryType::Request => offer::apply(conn, entry, CanonicalTable::Requests).await,
-        EntryType::Observation => observation::apply(conn, entry).await,
+        EntryType::Observation => observation::apply(conn, view, entry).await,
     }
 }

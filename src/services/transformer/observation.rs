@@ -1,6 +1,7 @@
 //! Observation entries: supporting evidence for a record, never a record of their own. Without a
 //! target and without a clear match they wait for review.
 
+use super::batch_view::BatchView;
 use super::entity::{Found, find};
 use super::keys::entity_keys;
 use super::outcome::Decision;
@@ -11,7 +12,11 @@ use crate::transform::extract;
 use serde_json::json;
 use sqlx::PgConnection;
 
-pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult<Decision> {
+pub async fn apply(
+    conn: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+) -> AppResult<Decision> {
     if let (Some(table), Some(id)) = (entry.target_canonical_table, entry.target_canonical_id) {
         return Ok(Decision::linked(
             table,
@@ -31,7 +36,7 @@ pub async fn apply(conn: &mut PgConnection, entry: &SpaceTimeEntry) -> AppResult
         ),
         Err(reason) => return Ok(Decision::rejected(&reason)),
     };
-    Ok(match find(conn, entry, &keys).await? {
+    Ok(match find(conn, view, entry, &keys).await? {
         Found::Record(id, meta) => Decision::linked(
             CanonicalTable::Entities,
             id,

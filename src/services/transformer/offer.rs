@@ -310,13 +310,12 @@ async fn merge(
                 l.context_l2_available_features,
                 &c.context_l2_available_features,
             ),
-            source_ref: None,
+            source_ref: locked.source_ref,
             title_key: String::new(),
             field_evidence: Value::Null,
         };
         let changed = m.changed().to_vec();
         write.title_key = normalize::title_key(&write.title);
-        write.source_ref = canonical::source_ref(conn, table, id).await?;
         write.field_evidence = m.into_evidence();
         if !changed.is_empty() {
             listings::update(conn, id, &write).await?;
@@ -372,13 +371,12 @@ async fn merge(
                 r.context_l2_available_features,
                 &c.context_l2_available_features,
             ),
-            source_ref: None,
+            source_ref: locked.source_ref,
             title_key: String::new(),
             field_evidence: Value::Null,
         };
         let changed = m.changed().to_vec();
         write.title_key = normalize::title_key(&write.title);
-        write.source_ref = canonical::source_ref(conn, table, id).await?;
         write.field_evidence = m.into_evidence();
         if !changed.is_empty() {
             requests::update(conn, id, &write).await?;

@@ -21,6 +21,8 @@ pub struct Decision {
     pub reason: String,
     pub error: Option<String>,
     pub metadata: Value,
+    /// The record's scores were written with it (a created entity): the ranker may skip it.
+    pub ranked: bool,
 }
 
 impl Decision {
@@ -32,6 +34,7 @@ impl Decision {
             reason: reason.to_string(),
             error: None,
             metadata: json!({}),
+            ranked: false,
         }
     }
 
@@ -58,6 +61,7 @@ impl Decision {
             reason: reason.to_string(),
             error: None,
             metadata,
+            ranked: false,
         }
     }
 
@@ -81,6 +85,11 @@ impl Decision {
         }
         let reason = format!("updated {}", changed.join(", "));
         Decision::linked(table, id, LinkType::Updated, &reason, meta)
+    }
+
+    pub fn already_ranked(mut self) -> Decision {
+        self.ranked = true;
+        self
     }
 
     pub fn with_error(mut self, error: String) -> Decision {
@@ -149,10 +158,12 @@ pub async fn record_all(
         CanonicalTable::Listings,
         CanonicalTable::Requests,
     ] {
-        let mut touched: Vec<Uuid> = contributions
+        let mut touched: Vec<Uuid> = decided
             .iter()
-            .filter(|c| c.table == table)
-            .map(|c| c.target_id)
+            .filter(|(_, d)| !d.ranked && d.link_type.is_some())
+            .filter_map(|(_, d)| d.target)
+            .filter(|(t, _)| *t == table)
+            .map(|(_, id)| id)
             .collect();
         touched.sort_unstable();
         touched.dedup();

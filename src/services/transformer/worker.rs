@@ -1,6 +1,8 @@
 //! The background transformer: woken by NOTIFY on every new entry (from any server process), with
-//! a polling fallback for missed notifications. Several workers may run against one database;
-//! `SKIP LOCKED` claims keep them from processing the same entry twice.
+//! a polling fallback for missed notifications. Several drain loops (one per core by default) and
+//! several server processes may run against one database: `SKIP LOCKED` claims keep them from
+//! processing the same entry twice, and area-ordered claims with non-waiting identity locks keep
+//! them from waiting on each other.
 
 use crate::state::AppState;
 use sqlx::postgres::PgListener;
@@ -11,10 +13,29 @@ pub const CHANNEL: &str = "space_time_entries_pending";
 const POLL_INTERVAL: Duration = Duration::from_secs(2);
 const DRAIN_LIMIT: i64 = 1_000;
 
-/// Runs until `stop` turns true; a batch in progress is finished first.
-pub async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
-    let mut listener = connect(&state).await;
+/// Runs `loops` drain loops until `stop` turns true; a batch in progress is finished first.
+pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
+    // A counter rather than a Notify: a loop busy draining when a notification arrives still
+    // sees the change afterwards, so no wake-up is lost.
+    let (wake_tx, wake_rx) = watch::channel(0_u64);
+    let listener = tokio::spawn(relay_notifications(state.clone(), wake_tx, stop.clone()));
+    let drains: Vec<_> = (0..loops.max(1))
+        .map(|_| tokio::spawn(drain_loop(state.clone(), wake_rx.clone(), stop.clone())))
+        .collect();
+    for drain in drains {
+        let _ = drain.await;
+    }
+    listener.abort();
+    tracing::info!("transformer worker stopped");
+}
+
+async fn drain_loop(
+    state: AppState,
+    mut wake: watch::Receiver<u64>,
+    mut stop: watch::Receiver<bool>,
+) {
     while !*stop.borrow() {
+        wake.borrow_and_update();
         match super::drain(&state, DRAIN_LIMIT, "worker").await {
             Ok(result) if result.processed > 0 => continue,
             Ok(_) => {}
@@ -26,14 +47,28 @@ pub async fn run(state: AppState, mut stop: watch::Receiver<bool>) {
         tokio::select! {
             _ = stop.changed() => {}
             _ = tokio::time::sleep(POLL_INTERVAL) => {}
-            notified = wait(&mut listener) => {
-                if !notified {
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                }
-            }
+            _ = wake.changed() => {}
         }
     }
-    tracing::info!("transformer worker stopped");
+}
+
+/// One LISTEN connection per process wakes every drain loop of the process.
+async fn relay_notifications(
+    state: AppState,
+    wake: watch::Sender<u64>,
+    stop: watch::Receiver<bool>,
+) {
+    while !*stop.borrow() {
+        let Some(mut listener) = connect(&state).await else {
+            // The poll keeps the loops going; try LISTEN again later.
+            tokio::time::sleep(POLL_INTERVAL).await;
+            continue;
+        };
+        while listener.recv().await.is_ok() {
+            wake.send_modify(|n| *n = n.wrapping_add(1));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
 
 async fn connect(state: &AppState) -> Option<PgListener> {
@@ -53,16 +88,8 @@ async fn connect(state: &AppState) -> Option<PgListener> {
     }
 }
 
-/// True on a notification; false when the listener is gone (the poll takes over).
-async fn wait(listener: &mut Option<PgListener>) -> bool {
-    match listener {
-        Some(l) => l.recv().await.is_ok(),
-        None => std::future::pending().await,
-    }
-}
-
 /// Starts the worker; send `true` on the returned sender to stop it.
-pub fn spawn(state: AppState) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {
+pub fn spawn(state: AppState, loops: usize) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {
     let (stop_tx, stop_rx) = watch::channel(false);
-    (stop_tx, tokio::spawn(run(state, stop_rx)))
+    (stop_tx, tokio::spawn(run(state, loops, stop_rx)))
 }

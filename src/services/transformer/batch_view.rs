@@ -1,0 +1,217 @@
+//! What a batch knows while it decides its entries one by one: the candidate entities of every
+//! entry, fetched in one statement before the first decision, kept current with the entities the
+//! batch has written since (so a second sighting later in the same batch still finds the first),
+//! and the reputations of the entries' authors.
+
+use super::entity::draft_keys;
+use super::keys::entity_keys;
+use crate::db::entities::{self as entities_db, CandidateQuery, EntityCandidate};
+use crate::db::entries::SpaceTimeEntry;
+use crate::domain::EntryType;
+use crate::error::AppResult;
+use crate::transform::extract;
+use crate::transform::matching::{IdentityKeys, NEARBY_CANDIDATE_RADIUS_M};
+use rust_decimal::prelude::ToPrimitive;
+use sqlx::PgConnection;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// PostGIS measures `ST_Distance(geography, geography, false)` on a sphere of this radius; the
+/// entities written by the batch are measured the same way as the fetched ones.
+const SPHERE_RADIUS_M: f64 = 6_371_008.771_4;
+
+/// The reputation of an agent the database does not know (it cannot happen for an entry's author).
+const DEFAULT_REPUTATION: f64 = 0.5;
+
+/// An entity as this batch last wrote it: what candidate matching compares.
+struct Written {
+    latitude: f64,
+    longitude: f64,
+    candidate: EntityCandidate,
+}
+
+#[derive(Default)]
+pub struct BatchView {
+    /// Candidates per entry id, as the database had them when the batch began; `None` when the
+    /// batch fetches per entry (the careful path, where a rolled-back entry leaves no trace).
+    fetched: Option<HashMap<Uuid, Vec<EntityCandidate>>>,
+    written: Vec<Written>,
+    reputations: HashMap<Uuid, f64>,
+}
+
+impl BatchView {
+    /// Nothing fetched ahead: every entry queries the database when it is decided.
+    pub fn per_entry() -> BatchView {
+        BatchView::default()
+    }
+
+    /// Fetches the candidates of every entry that searches for an entity, in one statement.
+    pub async fn fetch_ahead(
+        conn: &mut PgConnection,
+        entries: &[SpaceTimeEntry],
+    ) -> AppResult<BatchView> {
+        let keyed: Vec<(&SpaceTimeEntry, IdentityKeys)> = entries
+            .iter()
+            .filter_map(|entry| search_keys(entry).map(|keys| (entry, keys)))
+            .collect();
+        let queries: Vec<CandidateQuery<'_>> = keyed
+            .iter()
+            .map(|(entry, keys)| query(entry, keys))
+            .collect();
+        let mut fetched: HashMap<Uuid, Vec<EntityCandidate>> = keyed
+            .iter()
+            .map(|(entry, _)| (entry.id, Vec::new()))
+            .collect();
+        for (entry_id, candidate) in
+            entities_db::candidates_many(conn, &queries, NEARBY_CANDIDATE_RADIUS_M).await?
+        {
+            fetched.entry(entry_id).or_default().push(candidate);
+        }
+        Ok(BatchView {
+            fetched: Some(fetched),
+            ..BatchView::default()
+        })
+    }
+
+    /// The entities that may be what `entry` is about.
+    pub async fn candidates(
+        &mut self,
+        conn: &mut PgConnection,
+        entry: &SpaceTimeEntry,
+        keys: &IdentityKeys,
+    ) -> AppResult<Vec<EntityCandidate>> {
+        let ahead = self.fetched.as_mut().and_then(|f| f.remove(&entry.id));
+        let Some(rows) = ahead else {
+            // Fetched now, the rows already include whatever this batch wrote.
+            let rows = entities_db::candidates_many(
+                conn,
+                &[query(entry, keys)],
+                NEARBY_CANDIDATE_RADIUS_M,
+            )
+            .await?;
+            return Ok(rows.into_iter().map(|(_, c)| c).collect());
+        };
+        let mut current: Vec<EntityCandidate> = rows
+            .into_iter()
+            .filter(|row| !self.written.iter().any(|w| w.candidate.id == row.id))
+            .collect();
+        for written in &self.written {
+            let distance_m = sphere_distance_m(
+                (entry.latitude, entry.longitude),
+                (written.latitude, written.longitude),
+            );
+            if distance_m <= NEARBY_CANDIDATE_RADIUS_M || shares_key(keys, &written.candidate) {
+                current.push(EntityCandidate {
+                    distance_m,
+                    ..written.candidate.clone()
+                });
+            }
+        }
+        Ok(current)
+    }
+
+    /// Records an entity this batch created or merged into, as it now stands.
+    pub fn wrote(&mut self, id: Uuid, latitude: f64, longitude: f64, keys: &IdentityKeys) {
+        self.written.retain(|w| w.candidate.id != id);
+        self.written.push(Written {
+            latitude,
+            longitude,
+            candidate: EntityCandidate {
+                id,
+                distance_m: 0.0,
+                name_key: keys.name_key.clone(),
+                website_key: keys.website_key.clone(),
+                phone_key: keys.phone_key.clone(),
+                source_ref: keys.source_ref_key.clone(),
+            },
+        });
+    }
+
+    /// Another kind of change (a claim, a withdrawal) may make fetched candidates stale: from here
+    /// on, entries query the database.
+    pub fn forget_fetched(&mut self) {
+        self.fetched = None;
+    }
+
+    pub async fn reputation(&mut self, conn: &mut PgConnection, agent_id: Uuid) -> AppResult<f64> {
+        if let Some(known) = self.reputations.get(&agent_id) {
+            return Ok(*known);
+        }
+        let reputation = crate::db::agents::reputation(conn, agent_id)
+            .await?
+            .and_then(|r| r.to_f64())
+            .unwrap_or(DEFAULT_REPUTATION);
+        self.reputations.insert(agent_id, reputation);
+        Ok(reputation)
+    }
+}
+
+/// The identity an entry searches for, when it searches (an entity or observation entry without a
+/// target whose content can be read); any other entry never asks for candidates.
+fn search_keys(entry: &SpaceTimeEntry) -> Option<IdentityKeys> {
+    if entry.target_canonical_id.is_some() {
+        return None;
+    }
+    match entry.entry_type {
+        EntryType::Entity => extract::entity_draft(&entry.context)
+            .ok()
+            .map(|draft| draft_keys(&draft, entry)),
+        EntryType::Observation => extract::observation_keys(&entry.context).ok().map(|k| {
+            entity_keys(
+                k.display_name.as_deref(),
+                k.website_url.as_deref(),
+                k.phone.as_deref(),
+                k.country_code.as_deref(),
+                entry.source_ref.as_deref(),
+            )
+        }),
+        EntryType::Listing | EntryType::Request => None,
+    }
+}
+
+fn query<'a>(entry: &SpaceTimeEntry, keys: &'a IdentityKeys) -> CandidateQuery<'a> {
+    CandidateQuery {
+        entry_id: entry.id,
+        latitude: entry.latitude,
+        longitude: entry.longitude,
+        name_key: keys.name_key.as_deref().unwrap_or(""),
+        website_key: keys.website_key.as_deref(),
+        phone_key: keys.phone_key.as_deref(),
+        source_ref: keys.source_ref_key.as_deref(),
+    }
+}
+
+/// The key search's condition, for an entity the batch wrote after fetching.
+fn shares_key(keys: &IdentityKeys, candidate: &EntityCandidate) -> bool {
+    let same = |ours: &Option<String>, theirs: &Option<String>| {
+        ours.as_deref()
+            .is_some_and(|k| !k.is_empty() && theirs.as_deref() == Some(k))
+    };
+    same(&keys.name_key, &candidate.name_key)
+        || same(&keys.website_key, &candidate.website_key)
+        || same(&keys.phone_key, &candidate.phone_key)
+        || same(&keys.source_ref_key, &candidate.source_ref)
+}
+
+/// Great-circle distance (haversine), as PostGIS computes it on the sphere.
+fn sphere_distance_m(a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (lat1, lat2) = (a.0.to_radians(), b.0.to_radians());
+    let d_lat = lat2 - lat1;
+    let d_lng = (b.1 - a.1).to_radians();
+    let h = (d_lat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (d_lng / 2.0).sin().powi(2);
+    2.0 * SPHERE_RADIUS_M * h.sqrt().min(1.0).asin()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sphere_distance_agrees_with_postgis() {
+        // SELECT ST_Distance('POINT(-2.2426 53.4808)'::geography,
+        //                    'POINT(-2.2400 53.4820)'::geography, false) → 217.72332986
+        let d = sphere_distance_m((53.4808, -2.2426), (53.4820, -2.2400));
+        assert!((d - 217.723_329_86).abs() < 1e-6, "{d}");
+        assert_eq!(sphere_distance_m((10.0, 20.0), (10.0, 20.0)), 0.0);
+    }
+}
