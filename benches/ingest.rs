@@ -73,11 +73,13 @@ fn env_number(name: &str, default: u64) -> anyhow::Result<u64> {
 }
 
 fn settings() -> anyhow::Result<Settings> {
+    // The server's own default (STRS_TRANSFORMER_LOOPS unset): one loop per core plus one.
+    let default_loops = Config::for_data_dir(PathBuf::new()).transformer_loops() as u64;
     Ok(Settings {
         base_entities: env_number("BENCH_BASE_ENTITIES", 100_000)? as usize,
         entries: env_number("BENCH_ENTRIES", 5_000)? as usize,
         seed: env_number("BENCH_SEED", DEFAULT_SEED)?,
-        workers: env_number("BENCH_WORKERS", 2)?.max(1) as usize,
+        workers: env_number("BENCH_WORKERS", default_loops)?.max(1) as usize,
         keep_cluster: std::env::var("BENCH_KEEP_CLUSTER").is_ok_and(|v| v == "1"),
     })
 }

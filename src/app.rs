@@ -131,10 +131,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let state = build_state(config, &url).await?;
     let pool = state.pool.clone();
     let worker = state.config.transformer_worker.then(|| {
-        crate::services::transformer::worker::spawn(
-            state.clone(),
-            state.config.transformer_loops.into(),
-        )
+        crate::services::transformer::worker::spawn(state.clone(), state.config.transformer_loops())
     });
     let listener = tokio::net::TcpListener::bind(bind)
         .await

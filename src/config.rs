@@ -48,10 +48,11 @@ pub struct Config {
     #[arg(long, env = "STRS_TRANSFORMER_WORKER", default_value_t = true, action = clap::ArgAction::Set)]
     pub transformer_worker: bool,
 
-    /// Concurrent drain loops of the background transformer in this process (one per core is
-    /// what the throughput figures in docs/benchmarks.md use).
-    #[arg(long, env = "STRS_TRANSFORMER_LOOPS", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub transformer_loops: u16,
+    /// Concurrent drain loops of the background transformer in this process. Default: the number
+    /// of cores plus one (a loop spends part of its time waiting on PostgreSQL, so one per core
+    /// leaves cores idle; see docs/benchmarks.md).
+    #[arg(long, env = "STRS_TRANSFORMER_LOOPS", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub transformer_loops: Option<u16>,
 
     /// Lifetime of access tokens issued by POST /api/v1/agents/me/tokens, in seconds.
     #[arg(long, env = "STRS_ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
@@ -72,9 +73,16 @@ impl Config {
             request_timeout_secs: 30,
             access_token_ttl_secs: 900,
             transformer_worker: false,
-            transformer_loops: 2,
+            transformer_loops: None,
             anon_writes_per_minute: 30,
         }
+    }
+
+    pub fn transformer_loops(&self) -> usize {
+        self.transformer_loops.map_or_else(
+            || std::thread::available_parallelism().map_or(2, |n| n.get() + 1),
+            usize::from,
+        )
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {

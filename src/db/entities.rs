@@ -193,7 +193,7 @@ pub struct CandidateQuery<'a> {
 
 /// For every query (one statement, whatever their number): the nearest entities within
 /// `radius_m` (GiST) plus the nearest entities sharing an identity key (btree), 20 of each at
-/// most, keyed by the query's `entry_id`.
+/// most, keyed by the query's `entry_id`; each entity once per query.
 pub async fn candidates_many(
     conn: &mut PgConnection,
     queries: &[CandidateQuery<'_>],
@@ -208,23 +208,28 @@ pub async fn candidates_many(
     if queries.is_empty() {
         return Ok(Vec::new());
     }
+    // The point is built once per query (a lateral expression would be rebuilt per use), `<->`
+    // is the same sphere distance as ST_Distance(.., false) without its per-point set-up, and the
+    // two branches are concatenated (UNION ALL): a record found by both comes back twice, and
+    // only its first row is kept.
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT q.entry_id, c.* FROM UNNEST($1::uuid[], $2::float8[], $3::float8[], $4::text[], $5::text[],
-                 $6::text[], $7::text[]) AS q(entry_id, lat, lng, name_key, website_key, phone_key, source_ref)
-         CROSS JOIN LATERAL (SELECT ST_SetSRID(ST_MakePoint(q.lng, q.lat), 4326)::geography AS point) p
+        "WITH q AS MATERIALIZED (
+             SELECT entry_id, name_key, website_key, phone_key, source_ref,
+                    ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography AS point
+             FROM UNNEST($1::uuid[], $2::float8[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[])
+                 AS u(entry_id, lat, lng, name_key, website_key, phone_key, source_ref))
+         SELECT q.entry_id, c.* FROM q
          CROSS JOIN LATERAL (
-             (SELECT id, ST_Distance(location, p.point, false) AS distance_m, name_key, website_key, phone_key,
-                     source_ref
+             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
               FROM canonical.entities
-              WHERE status <> 'withdrawn' AND ST_DWithin(location, p.point, $8, false)
-              ORDER BY location <-> p.point LIMIT 20)
-             UNION
-             (SELECT id, ST_Distance(location, p.point, false) AS distance_m, name_key, website_key, phone_key,
-                     source_ref
+              WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
+              ORDER BY location <-> q.point LIMIT 20)
+             UNION ALL
+             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
               FROM canonical.entities
               WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
                     OR phone_key = q.phone_key OR source_ref = q.source_ref)
-              ORDER BY location <-> p.point LIMIT 20)) c",
+              ORDER BY location <-> q.point LIMIT 20)) c",
     )
     .bind(queries.iter().map(|q| q.entry_id).collect::<Vec<_>>())
     .bind(queries.iter().map(|q| q.latitude).collect::<Vec<_>>())
@@ -236,8 +241,10 @@ pub async fn candidates_many(
     .bind(radius_m)
     .fetch_all(conn)
     .await?;
+    let mut seen = std::collections::HashSet::with_capacity(rows.len());
     Ok(rows
         .into_iter()
+        .filter(|r| seen.insert((r.entry_id, r.candidate.id)))
         .map(|r| (r.entry_id, r.candidate))
         .collect())
 }

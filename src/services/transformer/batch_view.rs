@@ -9,7 +9,7 @@ use crate::db::entities::{self as entities_db, CandidateQuery, EntityCandidate};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::EntryType;
 use crate::error::AppResult;
-use crate::transform::extract;
+use crate::transform::extract::{self, EntityDraft};
 use crate::transform::matching::{IdentityKeys, NEARBY_CANDIDATE_RADIUS_M};
 use rust_decimal::prelude::ToPrimitive;
 use sqlx::PgConnection;
@@ -37,6 +37,8 @@ pub struct BatchView {
     fetched: Option<HashMap<Uuid, Vec<EntityCandidate>>>,
     written: Vec<Written>,
     reputations: HashMap<Uuid, f64>,
+    /// Identity keys computed while fetching (phone parsing is the costly part), per entry id.
+    keys: HashMap<Uuid, IdentityKeys>,
 }
 
 impl BatchView {
@@ -69,8 +71,20 @@ impl BatchView {
         }
         Ok(BatchView {
             fetched: Some(fetched),
+            keys: keyed
+                .into_iter()
+                .map(|(entry, keys)| (entry.id, keys))
+                .collect(),
             ..BatchView::default()
         })
+    }
+
+    /// The identity keys of an entity entry's draft, computed once per batch.
+    pub fn entity_keys(&mut self, entry: &SpaceTimeEntry, draft: &EntityDraft) -> IdentityKeys {
+        match self.keys.get(&entry.id) {
+            Some(keys) => keys.clone(),
+            None => draft_keys(draft, entry),
+        }
     }
 
     /// The entities that may be what `entry` is about.

@@ -96,7 +96,10 @@ pub async fn apply(
     };
     let found = match (entry.target_canonical_id, &draft) {
         (Some(id), _) => Found::Record(id, json!({"target": "supplied by the service"})),
-        (None, Some(draft)) => find(conn, view, entry, &draft_keys(draft, entry)).await?,
+        (None, Some(draft)) => {
+            let keys = view.entity_keys(entry, draft);
+            find(conn, view, entry, &keys).await?
+        }
         (None, None) => Found::Nothing(json!({})),
     };
     let (id, meta) = match found {
@@ -175,7 +178,7 @@ async fn create(
     draft: &EntityDraft,
     meta: Value,
 ) -> AppResult<Decision> {
-    let keys = draft_keys(draft, entry);
+    let keys = view.entity_keys(entry, draft);
     let d = draft.clone();
     let write = EntityWrite {
         entity_type: d.entity_type,
