@@ -45,6 +45,8 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         .await
         .context("connecting to the database")?;
     db::migrate(&pool).await.context("running migrations")?;
+    let search_pool = db::connect_search(url, config.db_max_connections)
+        .context("the database URL, for search")?;
     let secret = match &config.jwt_secret {
         Some(secret) => secret.as_bytes().to_vec(),
         None => load_or_create_secret(&config.data_dir)?,
@@ -52,6 +54,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
     Ok(AppState {
         pool,
+        search_pool,
         config: Arc::new(config),
         jwt,
     })

@@ -9,6 +9,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct AppState {
     pub pool: PgPool,
+    /// Searches only: every statement planned for its values (`db::connect_search`).
+    pub search_pool: PgPool,
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
 }

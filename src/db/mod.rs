@@ -18,7 +18,8 @@ pub mod transformer_runs;
 
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::str::FromStr;
 use std::time::Duration;
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
@@ -29,6 +30,20 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> 
         .acquire_timeout(Duration::from_secs(5))
         .connect(url)
         .await?)
+}
+
+/// The pool searches run on. Its sessions plan every statement for the values of each call
+/// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round trip):
+/// the best search plan depends on the radius and on how common the words are, which a cached
+/// generic plan cannot know. The other statements keep generic plans, which spare the
+/// transformer a planning step per statement. Also the seam for a read replica later.
+pub fn connect_search(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
+    let options =
+        PgConnectOptions::from_str(url)?.options([("plan_cache_mode", "force_custom_plan")]);
+    Ok(PgPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(Duration::from_secs(5))
+        .connect_lazy_with(options))
 }
 
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {

@@ -2,22 +2,72 @@
 //! every value the caller sent is a bound parameter.
 //!
 //! Each table contributes `(SELECT ... ORDER BY score LIMIT n)`; a mixed search unions them and
-//! keeps the best n overall. Candidate rows come from the GIN indexes (full text, trigram) and,
-//! with a radius, the GiST index on `location`; `sort=distance` walks the GiST index nearest first.
+//! keeps the best n overall. Candidate rows come from the full-text GIN index (the words as typed,
+//! or in the fuzzy step as corrected by `spelling`) and, with a radius, the GiST index on
+//! `location`; `sort=distance` walks the GiST index nearest first.
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
+use super::spelling::CorrectedQuery;
 use crate::domain::CanonicalTable;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-/// How text is matched. Exact words (full text) answer first; the fuzzy arms (trigram similarity
-/// of the name, for misspellings and partial names) run only when no record has all the query's
-/// words: over dense areas they are costly, and next to an exact match they only add look-alikes.
+/// How text is matched. Exact words (full text) answer first; the fuzzy step (the query's words
+/// corrected against the vocabulary, for misspellings and partial names) runs only when no record
+/// has all the query's words: next to an exact match it would only add look-alikes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TextMatching {
     Exact,
     Fuzzy,
+}
+
+/// The text query of one step: the caller's words, or the fuzzy step's corrected words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextQuery {
+    Exact,
+    Corrected(CorrectedQuery),
+}
+
+impl TextQuery {
+    pub fn matching(&self) -> TextMatching {
+        match self {
+            TextQuery::Exact => TextMatching::Exact,
+            TextQuery::Corrected(_) => TextMatching::Fuzzy,
+        }
+    }
+
+    fn push(&self, qb: &mut Statement, req: &SearchRequest) {
+        match self {
+            TextQuery::Exact => {
+                qb.push("websearch_to_tsquery('simple', ")
+                    .bind_text(&req.query)
+                    .push(")");
+            }
+            TextQuery::Corrected(corrected) => {
+                qb.push("(")
+                    .bind_text(&corrected.tsquery)
+                    .push(")::tsquery");
+            }
+        }
+    }
+
+    /// 0..1: the share of the query's words the record has (all of them for an exact match).
+    fn push_words_found(&self, qb: &mut Statement, req: &SearchRequest) {
+        match self {
+            TextQuery::Exact => {
+                qb.push("(search_document @@ websearch_to_tsquery('simple', ")
+                    .bind_text(&req.query)
+                    .push("))::int");
+            }
+            TextQuery::Corrected(corrected) => {
+                qb.push("(SELECT count(*) FROM unnest(")
+                    .bind(Param::TextArray(corrected.word_queries.clone()))
+                    .push("::text[]) AS word WHERE search_document @@ word::tsquery)::float8 / ")
+                    .bind(Param::Int(corrected.words as i64));
+            }
+        }
+    }
 }
 
 /// A bound value of the statement, in order ($1, $2, ...).
@@ -38,12 +88,12 @@ pub struct Statement {
 }
 
 impl Statement {
-    fn push(&mut self, sql: &str) -> &mut Self {
+    pub(super) fn push(&mut self, sql: &str) -> &mut Self {
         self.sql.push_str(sql);
         self
     }
 
-    fn bind(&mut self, param: Param) -> &mut Self {
+    pub(super) fn bind(&mut self, param: Param) -> &mut Self {
         self.params.push(param);
         self.sql.push_str(&format!("${}", self.params.len()));
         self
@@ -214,18 +264,19 @@ fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
         .push("), 4326)::geography");
 }
 
-fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, matching: TextMatching) {
+fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &TextQuery) {
     let label = spec.label;
     qb.push(&format!(
         "(SELECT '{}'::text AS canonical_table, id, {label} AS label, ",
         spec.name
     ));
-    // text relevance: a full-text hit, its rank, and trigram similarity of the label
-    qb.push("(0.4 * (search_document @@ websearch_to_tsquery('simple', ")
-        .bind_text(&req.query);
-    qb.push("))::int + 0.2 * least(1.0, 10 * ts_rank_cd(search_document, websearch_to_tsquery('simple', ");
-    qb.bind_text(&req.query);
-    qb.push(&format!("))) + 0.4 * greatest(similarity({label}, "));
+    // text relevance: the share of the words found, the rank for the step's query, and trigram
+    // similarity of the label
+    qb.push("(0.4 * ");
+    text.push_words_found(qb, req);
+    qb.push(" + 0.2 * least(1.0, 10 * ts_rank_cd(search_document, ");
+    text.push(qb, req);
+    qb.push(&format!(")) + 0.4 * greatest(similarity({label}, "));
     qb.bind_text(&req.query)
         .push("), word_similarity(")
         .bind_text(&req.query);
@@ -242,18 +293,8 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, matchin
             qb.push("NULL::float8 AS distance_m");
         }
     }
-    qb.push(&format!(
-        " FROM {} WHERE (search_document @@ websearch_to_tsquery('simple', ",
-        spec.name
-    ));
-    qb.bind_text(&req.query).push(")");
-    if matching == TextMatching::Fuzzy {
-        qb.push(&format!(" OR {label} % ")).bind_text(&req.query);
-        qb.push(" OR ")
-            .bind_text(&req.query)
-            .push(&format!(" <% {label}"));
-    }
-    qb.push(")");
+    qb.push(&format!(" FROM {} WHERE search_document @@ ", spec.name));
+    text.push(qb, req);
     match req.filters.get("status") {
         Some(statuses) => {
             qb.push(" AND status = ANY(")
@@ -332,7 +373,7 @@ fn push_score(qb: &mut Statement, req: &SearchRequest) {
 }
 
 /// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
-pub fn statement(req: &SearchRequest, matching: TextMatching) -> Option<Statement> {
+pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     let specs = tables(req);
     if specs.is_empty() {
         return None;
@@ -354,7 +395,7 @@ pub fn statement(req: &SearchRequest, matching: TextMatching) -> Option<Statemen
         if i > 0 {
             qb.push(" UNION ALL ");
         }
-        push_table(&mut qb, spec, req, matching);
+        push_table(&mut qb, spec, req, text);
     }
     qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
     qb.bind(Param::Int(req.max_results));
@@ -379,7 +420,7 @@ fn record_json(spec: &TableSpec) -> String {
 
 type PgArgs = sqlx::postgres::PgArguments;
 
-fn bind_all<'q, O>(
+pub(super) fn bind_all<'q, O>(
     mut query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, PgArgs>,
     params: &'q [Param],
 ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, PgArgs> {
@@ -397,9 +438,9 @@ fn bind_all<'q, O>(
 async fn run_with(
     pool: &PgPool,
     req: &SearchRequest,
-    matching: TextMatching,
+    text: &TextQuery,
 ) -> Result<Vec<Hit>, sqlx::Error> {
-    let Some(statement) = statement(req, matching) else {
+    let Some(statement) = statement(req, text) else {
         return Ok(Vec::new());
     };
     bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
@@ -407,35 +448,55 @@ async fn run_with(
         .await
 }
 
-/// Exact words first; the fuzzy statement only when no record has all the query's words.
+/// The fuzzy step's text query for `req`: its words corrected against the vocabulary. `None` when
+/// too few of the words have a close spelling for anything to match.
+pub async fn corrected_text_query<'c>(
+    executor: impl sqlx::PgExecutor<'c>,
+    req: &SearchRequest,
+) -> Result<Option<TextQuery>, sqlx::Error> {
+    let spellings = super::spelling::lookup(executor, &req.query).await?;
+    Ok(super::spelling::corrected_query(&spellings).map(TextQuery::Corrected))
+}
+
+/// Exact words first; the fuzzy step only when no record has all the query's words. `pool`
+/// should plan each call for its values (`db::connect_search`): a cached generic plan cannot know
+/// how selective the words and the radius are.
 pub async fn run(
     pool: &PgPool,
     req: &SearchRequest,
 ) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
-    let exact = run_with(pool, req, TextMatching::Exact).await?;
+    let exact = run_with(pool, req, &TextQuery::Exact).await?;
     if !exact.is_empty() {
         return Ok((exact, TextMatching::Exact));
     }
-    Ok((
-        run_with(pool, req, TextMatching::Fuzzy).await?,
-        TextMatching::Fuzzy,
-    ))
+    let fuzzy = match corrected_text_query(pool, req).await? {
+        Some(corrected) => run_with(pool, req, &corrected).await?,
+        None => Vec::new(),
+    };
+    Ok((fuzzy, TextMatching::Fuzzy))
 }
 
 /// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used).
-/// `prefix` is `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`.
-pub async fn explain<'c>(
-    executor: impl sqlx::PgExecutor<'c>,
+/// `prefix` is `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`. Empty when no statement would run.
+pub async fn explain(
+    conn: &mut sqlx::PgConnection,
     req: &SearchRequest,
     matching: TextMatching,
     prefix: &str,
 ) -> Result<String, sqlx::Error> {
-    let Some(statement) = statement(req, matching) else {
+    let text = match matching {
+        TextMatching::Exact => TextQuery::Exact,
+        TextMatching::Fuzzy => match corrected_text_query(&mut *conn, req).await? {
+            Some(corrected) => corrected,
+            None => return Ok(String::new()),
+        },
+    };
+    let Some(statement) = statement(req, &text) else {
         return Ok(String::new());
     };
     let sql = format!("{prefix} {}", statement.sql);
     let lines: Vec<(String,)> = bind_all(sqlx::query_as(&sql), &statement.params)
-        .fetch_all(executor)
+        .fetch_all(conn)
         .await?;
     Ok(lines
         .into_iter()

@@ -86,7 +86,7 @@ pub async fn search(
     loc: &[&str],
 ) -> AppResult<SearchResponse> {
     let request = SearchRequest::validate(input, loc)?;
-    let (hits, text_matching) = search::run(&state.pool, &request).await?;
+    let (hits, text_matching) = search::run(&state.search_pool, &request).await?;
     let results = hits
         .into_iter()
         .map(into_result)

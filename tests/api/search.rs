@@ -130,6 +130,81 @@ async fn text_search_finds_names_categories_misspellings_and_partial_names() {
 }
 
 #[tokio::test]
+async fn fuzzy_search_corrects_each_word_and_needs_half_of_them() {
+    let w = world().await;
+    // "qzxwv" has no close spelling: two of the three words still find the record.
+    let body = search(&w.app, "query=Nothern%20Plumbng%20qzxwv").await;
+    assert_eq!(body["query"]["text_matching"], "fuzzy");
+    assert_eq!(body["results"][0]["id"], w.northern, "{body}");
+    // A misspelt category is corrected too, not only names.
+    let category = labels(&search(&w.app, "query=plumbr&canonical_type=entity").await);
+    for name in [
+        "Northern Plumbing Ltd",
+        "Leeds Plumbing Co",
+        "Dublin Plumbers",
+    ] {
+        assert!(category.contains(&name.to_string()), "{name}: {category:?}");
+    }
+    assert!(!category.contains(&"Manchester Bakery".to_string()));
+    // Nothing close: an empty answer, not an error.
+    let none = search(&w.app, "query=qzxwv%20vvkpq").await;
+    assert_eq!(none["results"], json!([]));
+    assert_eq!(none["query"]["text_matching"], "fuzzy");
+}
+
+#[tokio::test]
+async fn words_of_new_and_changed_records_join_the_vocabulary() {
+    let w = world().await;
+    let pool = w.app.pool();
+    let count = |word: &'static str| async move {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM canonical.search_words WHERE word = $1")
+            .bind(word)
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    };
+    // Inserted by the transformer: each word once, whatever the number of records using it.
+    assert_eq!(count("northern").await, 1);
+    assert_eq!(count("plumbing").await, 1);
+    assert_eq!(count("zephyrine").await, 0);
+    sqlx::query("UPDATE canonical.entities SET description = 'Zephyrine boiler specialists' WHERE id = $1::uuid")
+        .bind(&w.northern)
+        .execute(pool)
+        .await
+        .unwrap();
+    assert_eq!(count("zephyrine").await, 1);
+    let found = search(&w.app, "query=zephyrin%20boilers").await;
+    assert_eq!(found["query"]["text_matching"], "fuzzy");
+    assert_eq!(found["results"][0]["id"], w.northern, "{found}");
+}
+
+#[tokio::test]
+async fn corrected_queries_take_every_spelling_literally() {
+    let app = TestApp::new().await;
+    for lexeme in ["o'brien", r"back\slash", "a&b|c", "(x)", "it's:*"] {
+        let tsquery =
+            spacetime_records::search::spelling::corrected_query(&[vec![lexeme.to_string()]])
+                .unwrap()
+                .tsquery;
+        let matches: bool =
+            sqlx::query_scalar("SELECT array_to_tsvector(ARRAY[$1]) @@ ($2)::tsquery")
+                .bind(lexeme)
+                .bind(&tsquery)
+                .fetch_one(app.pool())
+                .await
+                .unwrap_or_else(|e| panic!("{lexeme}: {tsquery}: {e}"));
+        assert!(matches, "{lexeme}: {tsquery}");
+        let other: bool =
+            sqlx::query_scalar("SELECT array_to_tsvector(ARRAY['x', 'b']) @@ ($1)::tsquery")
+                .bind(&tsquery)
+                .fetch_one(app.pool())
+                .await
+                .unwrap();
+        assert!(!other, "{lexeme}: {tsquery}");
+    }
+}
+
+#[tokio::test]
 async fn a_point_and_radius_keep_results_inside_and_sort_distance_is_nearest_first() {
     let w = world().await;
     let body = search(
@@ -473,7 +548,7 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
         let request = spacetime_records::search::SearchRequest::validate(input, &["query"])
             .map_err(|e| e.public_message())
             .unwrap();
-        let plan = spacetime_records::search::explain(&mut *conn, &request, matching, "EXPLAIN")
+        let plan = spacetime_records::search::explain(&mut conn, &request, matching, "EXPLAIN")
             .await
             .unwrap();
         assert!(
@@ -485,4 +560,20 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
             "{query}: no index of entities in\n{plan}"
         );
     }
+}
+
+#[tokio::test]
+async fn searches_are_planned_for_their_values_and_other_statements_may_reuse_plans() {
+    let app = TestApp::new().await;
+    let mode = |pool: &sqlx::PgPool| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, String>("SHOW plan_cache_mode")
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(mode(&app.state.search_pool).await, "force_custom_plan");
+    assert_eq!(mode(app.pool()).await, "auto");
 }
