@@ -150,6 +150,9 @@ async fn fuzzy_search_corrects_each_word_and_needs_half_of_them() {
     let none = search(&w.app, "query=qzxwv%20vvkpq").await;
     assert_eq!(none["results"], json!([]));
     assert_eq!(none["query"]["text_matching"], "fuzzy");
+    // No word at all (punctuation only): no results either.
+    let punctuation = search(&w.app, "query=%21%21%21%20%26%7C").await;
+    assert_eq!(punctuation["results"], json!([]));
 }
 
 #[tokio::test]
