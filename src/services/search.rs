@@ -15,7 +15,8 @@ use uuid::Uuid;
 /// The parts a result's score is made of (docs/search.md).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ScoreParts {
-    /// 0..1: full-text match and rank, trigram similarity of the name or title.
+    /// 0..1: share of the query's words found, full-text rank, trigram similarity of the name or
+    /// title (docs/search.md).
     pub text: f64,
     /// 0..1: exp(−distance / scale); null without a point.
     pub distance: Option<f64>,
@@ -61,8 +62,8 @@ pub struct EffectiveQuery {
     pub response_must_include_dimensions: Vec<String>,
     pub max_results: i64,
     pub sort: SortOrder,
-    /// `exact` when records have all the query's words; `fuzzy` when none had, and names similar
-    /// to the query (misspellings, partial names) answered instead.
+    /// `exact` when records have all the query's words; `fuzzy` when none had, and the words
+    /// corrected against the records' vocabulary (misspellings, partial words) answered instead.
     pub text_matching: TextMatching,
 }
 
