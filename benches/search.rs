@@ -4,7 +4,8 @@
 //! For each shape (city + 1 km, city + 10 km, rural + 100 km; a selective name, a broad category,
 //! a misspelt name) it prints: peak throughput with `BENCH_SEARCH_CONCURRENCY` closed-loop clients,
 //! p50/p99 latency at half of that peak (open loop, fixed arrival rate), pgbench's throughput for
-//! the same SQL, the ratio, and whether the plan used the GiST/GIN indexes.
+//! the same SQL, the ratio, and whether the plan used the GiST/GIN indexes. Peak and pgbench take
+//! turns for `BENCH_SEARCH_ROUNDS` rounds and each keeps its best.
 //!
 //! `cargo bench --bench search`; variables and figures in docs/benchmarks.md. Figures are printed,
 //! never asserted.
@@ -32,6 +33,7 @@ struct Settings {
     entities: usize,
     seconds: u64,
     concurrency: usize,
+    rounds: usize,
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -84,6 +86,7 @@ async fn run() -> anyhow::Result<()> {
         entities: env_or("BENCH_SEARCH_ENTITIES", 1_000_000),
         seconds: env_or("BENCH_SEARCH_SECONDS", 5),
         concurrency: env_or("BENCH_SEARCH_CONCURRENCY", 4),
+        rounds: env_or("BENCH_SEARCH_ROUNDS", 3_usize).max(1),
     };
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-pg");
     let cluster = tokio::task::spawn_blocking(move || {
@@ -97,11 +100,16 @@ async fn run() -> anyhow::Result<()> {
     config.db_max_connections = (settings.concurrency as u32 * 2).max(8);
     let state = app::build_state(config, &cluster.url(DATABASE)).await?;
     let router = app::build_router(state.clone());
-    let shapes = shapes(&pool).await?;
+    let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
+    let shapes: Vec<Shape> = shapes(&pool)
+        .await?
+        .into_iter()
+        .filter(|shape| only.is_empty() || only.split(',').any(|part| shape.name.contains(part)))
+        .collect();
 
     println!(
-        "\nsearch benchmark: {} entities, {} s per measurement, {} clients",
-        settings.entities, settings.seconds, settings.concurrency
+        "\nsearch benchmark: {} entities, {} s per measurement, {} clients, best of {} rounds",
+        settings.entities, settings.seconds, settings.concurrency, settings.rounds
     );
     println!(
         "{:<34} {:>5} {:>9} {:>8} {:>8} {:>9} {:>6}  plan",
@@ -112,29 +120,36 @@ async fn run() -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!(e.public_message()))?;
         let (hits, matching) = search::run(&state.search_pool, &request).await?;
         let hits = hits.len();
-        let peak = closed_loop(
-            &router,
-            shape,
-            settings.concurrency,
-            Duration::from_secs(settings.seconds),
-        )
-        .await?;
+        // The service and the ceiling take turns, and each keeps its best window: on a shared VM
+        // a neighbour's burst would otherwise decide the ratio.
+        let (mut peak, mut ceiling) = (0.0_f64, 0.0_f64);
+        for _ in 0..settings.rounds {
+            let service = closed_loop(
+                &router,
+                shape,
+                settings.concurrency,
+                Duration::from_secs(settings.seconds),
+            )
+            .await?;
+            peak = peak.max(service);
+            // The ceiling runs what the service ran: the exact statement, or exact, the
+            // spelling lookup and the fuzzy statement.
+            let sql = pgbench(
+                &cluster,
+                &pool,
+                &request,
+                matching,
+                settings.concurrency,
+                settings.seconds,
+            )
+            .await?;
+            ceiling = ceiling.max(sql);
+        }
         let (p50, p99) = open_loop(
             &router,
             shape,
             peak / 2.0,
             Duration::from_secs(settings.seconds),
-        )
-        .await?;
-        // The ceiling runs what the service ran: the exact statement, or exact, the spelling
-        // lookup and the fuzzy statement.
-        let ceiling = pgbench(
-            &cluster,
-            &pool,
-            &request,
-            matching,
-            settings.concurrency,
-            settings.seconds,
         )
         .await?;
         let plan = search::explain(

@@ -436,7 +436,7 @@ pub(super) fn bind_all<'q, O>(
 }
 
 async fn run_with(
-    pool: &PgPool,
+    conn: &mut sqlx::PgConnection,
     req: &SearchRequest,
     text: &TextQuery,
 ) -> Result<Vec<Hit>, sqlx::Error> {
@@ -444,7 +444,7 @@ async fn run_with(
         return Ok(Vec::new());
     };
     bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
-        .fetch_all(pool)
+        .fetch_all(conn)
         .await
 }
 
@@ -460,17 +460,19 @@ pub async fn corrected_text_query<'c>(
 
 /// Exact words first; the fuzzy step only when no record has all the query's words. `pool`
 /// should plan each call for its values (`db::connect_search`): a cached generic plan cannot know
-/// how selective the words and the radius are.
+/// how selective the words and the radius are. One connection serves all the steps, so the pool's
+/// liveness check runs once per search.
 pub async fn run(
     pool: &PgPool,
     req: &SearchRequest,
 ) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
-    let exact = run_with(pool, req, &TextQuery::Exact).await?;
+    let mut conn = pool.acquire().await?;
+    let exact = run_with(&mut conn, req, &TextQuery::Exact).await?;
     if !exact.is_empty() {
         return Ok((exact, TextMatching::Exact));
     }
-    let fuzzy = match corrected_text_query(pool, req).await? {
-        Some(corrected) => run_with(pool, req, &corrected).await?,
+    let fuzzy = match corrected_text_query(&mut *conn, req).await? {
+        Some(corrected) => run_with(&mut conn, req, &corrected).await?,
         None => Vec::new(),
     };
     Ok((fuzzy, TextMatching::Fuzzy))
