@@ -182,6 +182,54 @@ async fn words_of_new_and_changed_records_join_the_vocabulary() {
 }
 
 #[tokio::test]
+async fn writers_adding_the_same_new_word_never_wait_on_each_other() {
+    let w = world().await;
+    let pool = w.app.pool();
+    let other: String = sqlx::query_scalar(
+        "SELECT id::text FROM canonical.entities WHERE id <> $1::uuid ORDER BY id LIMIT 1",
+    )
+    .bind(&w.northern)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    let describe =
+        "UPDATE canonical.entities SET description = 'Quixotry experts' WHERE id = $1::uuid";
+    let mut first = pool.begin().await.unwrap();
+    sqlx::query(describe)
+        .bind(&w.northern)
+        .execute(&mut *first)
+        .await
+        .unwrap();
+    // The first transaction has added "quixotry" and not committed: a unique index would make
+    // the second wait here until the first ends.
+    let mut second = pool.begin().await.unwrap();
+    sqlx::query("SET LOCAL lock_timeout = '2s'")
+        .execute(&mut *second)
+        .await
+        .unwrap();
+    sqlx::query(describe)
+        .bind(&other)
+        .execute(&mut *second)
+        .await
+        .unwrap();
+    second.commit().await.unwrap();
+    first.commit().await.unwrap();
+    let stored: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM canonical.search_words WHERE word = 'quixotry'")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        stored, 2,
+        "each transaction added the word it could not see"
+    );
+    let spellings = spacetime_records::search::spelling::lookup(pool, "quixotri")
+        .await
+        .unwrap();
+    assert_eq!(spellings, vec![vec!["quixotry".to_string()]]);
+}
+
+#[tokio::test]
 async fn corrected_queries_take_every_spelling_literally() {
     let app = TestApp::new().await;
     for lexeme in ["o'brien", r"back\slash", "a&b|c", "(x)", "it's:*"] {
