@@ -63,7 +63,7 @@ impl TextQuery {
             TextQuery::Corrected(corrected) => {
                 qb.push("(SELECT count(*) FROM unnest(")
                     .bind(Param::TextArray(corrected.word_queries.clone()))
-                    .push("::text[]) AS word WHERE search_document @@ word::tsquery)::float8 / ")
+                    .push("::tsquery[]) AS word WHERE search_document @@ word)::float8 / ")
                     .bind(Param::Int(corrected.words as i64));
             }
         }
