@@ -24,12 +24,14 @@ use std::time::Duration;
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
-pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
-    Ok(PgPoolOptions::new()
+fn pool_options(max_connections: u32) -> PgPoolOptions {
+    PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
-        .connect(url)
-        .await?)
+}
+
+pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
+    Ok(pool_options(max_connections).connect(url).await?)
 }
 
 /// The pool searches run on. Its sessions plan every statement for the values of each call
@@ -40,10 +42,7 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> 
 pub fn connect_search(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
     let options =
         PgConnectOptions::from_str(url)?.options([("plan_cache_mode", "force_custom_plan")]);
-    Ok(PgPoolOptions::new()
-        .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(5))
-        .connect_lazy_with(options))
+    Ok(pool_options(max_connections).connect_lazy_with(options))
 }
 
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {

@@ -56,9 +56,9 @@ impl TextQuery {
     fn push_words_found(&self, qb: &mut Statement, req: &SearchRequest) {
         match self {
             TextQuery::Exact => {
-                qb.push("(search_document @@ websearch_to_tsquery('simple', ")
-                    .bind_text(&req.query)
-                    .push("))::int");
+                qb.push("(search_document @@ ");
+                self.push(qb, req);
+                qb.push(")::int");
             }
             TextQuery::Corrected(corrected) => {
                 qb.push("(SELECT count(*) FROM unnest(")
