@@ -6,6 +6,7 @@
 //! - `ctx`      `Ctx`: who is calling, passed explicitly to every service call
 //! - `domain`   enums of the spec, decimals, handles, paging, validation
 //! - `auth`     API key format and hashing, access tokens (no I/O)
+//! - `records`  each record's shape, once: row, JSON, OpenAPI schema and GraphQL object
 //! - `db`       all SQL, one file per table group; the embedded PostGIS cluster
 //! - `storage`  attachment bytes, content-addressed and synced before commit
 //! - `transform` pure, versioned rules: extraction, matching, merging, ranking
@@ -23,6 +24,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod records;
 pub mod rest;
 pub mod search;
 pub mod services;

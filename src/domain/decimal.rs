@@ -2,6 +2,7 @@
 //! `^(?!^[-+.]*$)[+-]?0*\d*\.?\d*$` (no exponent, no NaN, no infinity, not empty).
 
 use rust_decimal::Decimal;
+use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use std::str::FromStr;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
@@ -73,6 +74,17 @@ impl<'de> serde::Deserialize<'de> for DecimalInput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(DecimalVisitor)
     }
+}
+
+/// `#[serde(deserialize_with = "…")]` for a `Decimal` field of a create body written once for REST
+/// and GraphQL: a JSON number or a decimal string, as the specification asks.
+pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    DecimalInput::deserialize(d).map(|v| v.0)
+}
+
+/// The same for an optional field (use with `#[serde(default)]`).
+pub fn deserialize_option<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+    Option::<DecimalInput>::deserialize(d).map(|v| v.map(|v| v.0))
 }
 
 impl DecimalInput {

@@ -1,10 +1,11 @@
 //! The enumerations of the specification. Each is stored as text (with a CHECK constraint in the
-//! database) and serialised as the exact spec string.
+//! database) and serialised as the exact spec string. One definition serves sqlx, serde, OpenAPI
+//! and GraphQL (where its values are the SCREAMING_CASE names of the variants).
 
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema, async_graphql::Enum)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant),+
         }
@@ -101,6 +102,11 @@ string_enum!(LinkType {
 });
 
 string_enum!(NoteVisibility { Internal => "internal", Public => "public", PrincipalOnly => "principal_only" });
+
+string_enum!(
+    /// Who may read a transaction term: anyone, or its creator and the agents it is offered to.
+    TermVisibility { Public => "public", Private => "private" }
+);
 
 string_enum!(SignalType {
     Confirm => "confirm", Reject => "reject", Duplicate => "duplicate", Stale => "stale", Flag => "flag",

@@ -1,5 +1,6 @@
 //! The dependency rule of docs/architecture.md, held by a test: nothing below `services` names a
-//! transport crate, and SQL stays in `db/` (and the search query builder).
+//! transport crate (records and domain types may only derive a transport's traits), and SQL stays
+//! in `db/` (and the search query builder).
 
 use std::path::Path;
 
@@ -27,7 +28,7 @@ fn files_under(layer: &str) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn layers_below_services_do_not_name_transports() {
-    for layer in ["services", "db", "domain", "auth", "transform", "search"] {
+    for layer in ["services", "db", "auth", "transform", "search"] {
         for file in files_under(layer) {
             let text = std::fs::read_to_string(&file).unwrap();
             for forbidden in [
@@ -47,6 +48,42 @@ fn layers_below_services_do_not_name_transports() {
     }
 }
 
+/// A record's shape is written once, in `records/` (or `domain/` for enums and value types): the
+/// one struct derives sqlx, serde, OpenAPI and GraphQL traits. Deriving is all these layers may do
+/// with a transport: no resolver context, no handler, no router.
+#[test]
+fn records_and_domain_types_only_derive_transport_traits() {
+    for layer in ["records", "domain"] {
+        for file in files_under(layer) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                if line.contains("async_graphql") {
+                    assert!(
+                        line.contains("derive("),
+                        "{} uses async_graphql beyond a derive: {line}",
+                        file.display()
+                    );
+                }
+                for forbidden in [
+                    "axum",
+                    "rmcp",
+                    "crate::rest",
+                    "crate::graphql",
+                    "Context<",
+                    "ComplexObject]",
+                    "sqlx::query",
+                ] {
+                    assert!(
+                        !line.contains(forbidden),
+                        "{} names {forbidden}",
+                        file.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn sql_lives_in_the_database_layer() {
     let forbidden = [
@@ -58,7 +95,15 @@ fn sql_lives_in_the_database_layer() {
         "DELETE FROM",
         "SET LOCAL",
     ];
-    for layer in ["services", "rest", "graphql", "domain", "auth", "transform"] {
+    for layer in [
+        "services",
+        "rest",
+        "graphql",
+        "domain",
+        "records",
+        "auth",
+        "transform",
+    ] {
         for file in files_under(layer) {
             let code: Vec<String> = std::fs::read_to_string(&file)
                 .unwrap()

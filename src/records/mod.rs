@@ -1,0 +1,10 @@
+//! The shape of each record, written once. A record struct is at the same time the database row
+//! (`sqlx::FromRow`), the JSON body (`serde`), the OpenAPI schema (`utoipa::ToSchema`) and the
+//! GraphQL object (`async_graphql::SimpleObject` with `#[graphql(complex)]`; its graph edges are
+//! added in `graphql/` by `#[ComplexObject]` blocks). A create body is written once as well:
+//! `Deserialize` + `ToSchema` for REST and MCP, `InputObject` for GraphQL.
+//!
+//! This module only declares shapes: no SQL, no I/O, no resolver. Deriving a transport's traits
+//! here is allowed; naming its runtime (`Context`, handlers, routers) is not
+//! (`tests/api/architecture.rs`).
+
