@@ -1,32 +1,11 @@
 //! canonical_link_contributions: which entry created, updated, matched or supported which record.
 
 use crate::domain::{CanonicalTable, LinkType, ListParams};
-use chrono::{DateTime, Utc};
+pub use crate::records::canonical::LinkContribution;
 use rust_decimal::Decimal;
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// One provenance link between an entry and a canonical record.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct LinkContribution {
-    pub id: Uuid,
-    pub source_space_time_entry_id: Uuid,
-    pub target_canonical_table: CanonicalTable,
-    pub target_canonical_id: Uuid,
-    pub link_type: LinkType,
-    pub contribution_weight: Decimal,
-    pub information_power: Option<Decimal>,
-    pub score_confidence: Decimal,
-    pub transformer_name: String,
-    pub transformer_version: Option<String>,
-    pub transformer_run_id: Uuid,
-    pub reason: Option<String>,
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-}
 
 pub struct NewContribution<'a> {
     pub entry_id: Uuid,

@@ -2,58 +2,10 @@
 
 use crate::db::ranker::ScoreUpdate;
 use crate::domain::ListParams;
-use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
+pub use crate::records::canonical::{Entity, LinkUrl};
 use serde_json::Value;
-use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// A link of a canonical record.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-pub struct LinkUrl {
-    pub url: String,
-    pub label: Option<String>,
-    pub description: Option<String>,
-}
-
-/// A canonical entity: the service's current truth about one business, place or organisation.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Entity {
-    pub id: Uuid,
-    pub entity_type: String,
-    pub display_name: String,
-    pub legal_name: Option<String>,
-    pub description: Option<String>,
-    pub website_url: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub address_text: Option<String>,
-    pub city: Option<String>,
-    pub country_code: Option<String>,
-    pub categories: Vec<String>,
-    pub tags: Vec<String>,
-    #[schema(value_type = Vec<LinkUrl>)]
-    pub link_urls: Json<Vec<LinkUrl>>,
-    pub contact_agent_id: Option<Uuid>,
-    pub location_lat: f64,
-    pub location_lng: f64,
-    pub status: String,
-    pub score_data_richness: Decimal,
-    pub score_agent_reputation: Option<Decimal>,
-    pub score_signal: Option<Decimal>,
-    pub score_confidence: Decimal,
-    #[schema(value_type = Object)]
-    pub context_l0_routing: Value,
-    #[schema(value_type = Object)]
-    pub context_l1_common: Value,
-    #[schema(value_type = Object)]
-    pub context_l2_specific: Value,
-    pub context_l2_available_features: Vec<String>,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 /// Everything the transformer writes; identity keys and per-field evidence travel with the content.
 #[derive(Debug, Clone)]

@@ -1,54 +1,12 @@
 //! canonical.listings: concrete offers, availability, jobs, products, services, inventory.
 
-use super::entities::LinkUrl;
 use crate::domain::ListParams;
+pub use crate::records::canonical::Listing;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// A canonical listing: one concrete offer.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Listing {
-    pub id: Uuid,
-    pub created_by_agent_id: Option<Uuid>,
-    pub principal_id: Option<Uuid>,
-    pub provider_entity_id: Option<Uuid>,
-    pub contact_agent_id: Option<Uuid>,
-    pub listing_type: String,
-    pub title: String,
-    pub description: Option<String>,
-    pub categories: Vec<String>,
-    #[schema(value_type = Vec<LinkUrl>)]
-    pub link_urls: Json<Vec<LinkUrl>>,
-    pub price_amount: Option<Decimal>,
-    pub currency_code: Option<String>,
-    pub availability_status: Option<String>,
-    pub location_lat: f64,
-    pub location_lng: f64,
-    pub address_text: Option<String>,
-    pub city: Option<String>,
-    pub country_code: Option<String>,
-    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
-    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
-    pub status: String,
-    pub score_data_richness: Decimal,
-    pub score_agent_reputation: Option<Decimal>,
-    pub score_signal: Option<Decimal>,
-    pub score_confidence: Decimal,
-    #[schema(value_type = Object)]
-    pub context_l0_routing: Value,
-    #[schema(value_type = Object)]
-    pub context_l1_common: Value,
-    #[schema(value_type = Object)]
-    pub context_l2_specific: Value,
-    pub context_l2_available_features: Vec<String>,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 #[derive(Debug, Clone)]
 pub struct ListingWrite {
@@ -163,7 +121,7 @@ pub async fn get_for_update(
     .fetch_optional(conn)
     .await?;
     Ok(row.map(|r| super::entities::Locked {
-        created_by_agent_id: r.listing.created_by_agent_id,
+        created_by_agent_id: r.listing.core.created_by_agent_id,
         record: r.listing,
         field_evidence: r.field_evidence,
         source_ref: r.source_ref,

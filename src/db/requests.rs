@@ -1,53 +1,12 @@
 //! canonical.requests: demand-side needs, quote or procurement requests, bookings (mirrors listings).
 
-use super::entities::LinkUrl;
 use crate::domain::ListParams;
+pub use crate::records::canonical::CanonicalRequest;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// A canonical request: one concrete need (see docs/decisions/data-model.md).
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct CanonicalRequest {
-    pub id: Uuid,
-    pub created_by_agent_id: Option<Uuid>,
-    pub principal_id: Option<Uuid>,
-    pub requester_entity_id: Option<Uuid>,
-    pub contact_agent_id: Option<Uuid>,
-    pub request_type: String,
-    pub title: String,
-    pub description: Option<String>,
-    pub categories: Vec<String>,
-    #[schema(value_type = Vec<LinkUrl>)]
-    pub link_urls: Json<Vec<LinkUrl>>,
-    pub budget_amount: Option<Decimal>,
-    pub currency_code: Option<String>,
-    pub location_lat: f64,
-    pub location_lng: f64,
-    pub address_text: Option<String>,
-    pub city: Option<String>,
-    pub country_code: Option<String>,
-    pub needed_from_tstamp_utc: Option<DateTime<Utc>>,
-    pub needed_by_tstamp_utc: Option<DateTime<Utc>>,
-    pub status: String,
-    pub score_data_richness: Decimal,
-    pub score_agent_reputation: Option<Decimal>,
-    pub score_signal: Option<Decimal>,
-    pub score_confidence: Decimal,
-    #[schema(value_type = Object)]
-    pub context_l0_routing: Value,
-    #[schema(value_type = Object)]
-    pub context_l1_common: Value,
-    #[schema(value_type = Object)]
-    pub context_l2_specific: Value,
-    pub context_l2_available_features: Vec<String>,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 #[derive(Debug, Clone)]
 pub struct RequestWrite {
@@ -161,7 +120,7 @@ pub async fn get_for_update(
     .fetch_optional(conn)
     .await?;
     Ok(row.map(|r| super::entities::Locked {
-        created_by_agent_id: r.request.created_by_agent_id,
+        created_by_agent_id: r.request.core.created_by_agent_id,
         record: r.request,
         field_evidence: r.field_evidence,
         source_ref: r.source_ref,

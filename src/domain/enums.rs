@@ -92,9 +92,12 @@ string_enum!(EntryStatus {
     Rejected => "rejected", ReviewRequired => "review_required", Archived => "archived",
 });
 
-string_enum!(CanonicalTable {
-    Entities => "canonical.entities", Listings => "canonical.listings", Requests => "canonical.requests",
-});
+string_enum!(
+    /// canonical.entities, canonical.listings, canonical.requests.
+    CanonicalTable {
+        Entities => "canonical.entities", Listings => "canonical.listings", Requests => "canonical.requests",
+    }
+);
 
 string_enum!(LinkType {
     Created => "created", Updated => "updated", Matched => "matched", Merged => "merged",

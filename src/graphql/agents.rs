@@ -1,11 +1,11 @@
 //! Agent and API key types, queries and mutations.
 
-use super::enums::{AgentStatus, AgentType, ApiKeyStatus};
 use super::loaders::PrincipalLoader;
 use super::principals::PrincipalNode;
 use super::{ctx_parts, paging};
 use crate::db::agents::Agent;
 use crate::db::api_keys::ApiKey;
+use crate::domain::{AgentStatus, AgentType, ApiKeyStatus};
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
@@ -39,7 +39,7 @@ impl AgentNode {
             .map(PrincipalNode))
     }
     async fn agent_type(&self) -> AgentType {
-        self.0.agent_type.into()
+        self.0.agent_type
     }
     async fn display_name(&self) -> &str {
         &self.0.display_name
@@ -52,7 +52,7 @@ impl AgentNode {
         self.0.description.as_deref()
     }
     async fn status(&self) -> AgentStatus {
-        self.0.status.into()
+        self.0.status
     }
     /// 0 to 1.
     async fn score_trust(&self) -> Decimal {
@@ -82,16 +82,14 @@ impl AgentNode {
     async fn entries(
         &self,
         ctx: &Context<'_>,
-        status: Option<super::enums::EntryStatus>,
+        status: Option<crate::domain::EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, super::entries::EntryNode>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let params = paging::params(first, after)?;
-        let page =
-            crate::services::entries::list(state, status.map(Into::into), Some(self.0.id), params)
-                .await?;
+        let page = crate::services::entries::list(state, status, Some(self.0.id), params).await?;
         Ok(paging::connection(
             page,
             |e| e.id,
@@ -117,7 +115,7 @@ impl ApiKeyNode {
         &self.0.key_prefix
     }
     async fn status(&self) -> ApiKeyStatus {
-        self.0.status.into()
+        self.0.status
     }
     async fn scopes(&self) -> &[String] {
         &self.0.scopes
@@ -180,11 +178,11 @@ impl From<AgentCreateInput> for agents::AgentCreate {
         use crate::domain::DecimalInput;
         agents::AgentCreate {
             principal_id: i.principal_id,
-            agent_type: i.agent_type.into(),
+            agent_type: i.agent_type,
             display_name: i.display_name,
             agent_handle: i.agent_handle,
             description: i.description,
-            status: i.status.map(Into::into),
+            status: i.status,
             score_trust: i.score_trust.map(DecimalInput),
             score_reputation: i.score_reputation.map(DecimalInput),
             truth_certificate_amount_gbp: i.truth_certificate_amount_gbp.map(DecimalInput),

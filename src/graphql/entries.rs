@@ -1,12 +1,13 @@
 //! Space-time entry type, queries and mutations.
 
 use super::agents::AgentNode;
-use super::canonical::{CanonicalRecord, ContributionNode, contributions_of_entry, load_record};
-use super::enums::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType};
+use super::canonical::{CanonicalRecord, contributions_of_entry, load_record};
 use super::loaders::AgentLoader;
 use super::{ctx_parts, paging};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::DecimalInput;
+use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType};
+use crate::records::canonical::LinkContribution;
 use crate::services::entries;
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
@@ -54,16 +55,16 @@ impl EntryNode {
         self.0.agent_id
     }
     async fn entry_type(&self) -> EntryType {
-        self.0.entry_type.into()
+        self.0.entry_type
     }
     async fn entry_subtype(&self) -> Option<&str> {
         self.0.entry_subtype.as_deref()
     }
     async fn entry_intent(&self) -> EntryIntent {
-        self.0.entry_intent.into()
+        self.0.entry_intent
     }
     async fn status(&self) -> EntryStatus {
-        self.0.status.into()
+        self.0.status
     }
     async fn latitude(&self) -> f64 {
         self.0.latitude
@@ -81,7 +82,7 @@ impl EntryNode {
         self.0.source_ref.as_deref()
     }
     async fn target_canonical_table(&self) -> Option<CanonicalTable> {
-        self.0.target_canonical_table.map(Into::into)
+        self.0.target_canonical_table
     }
     async fn target_canonical_id(&self) -> Option<Uuid> {
         self.0.target_canonical_id
@@ -110,13 +111,13 @@ impl EntryNode {
     }
     /// Where the transformer linked this entry.
     async fn canonical_table(&self) -> Option<CanonicalTable> {
-        self.0.canonical_table.map(Into::into)
+        self.0.canonical_table
     }
     async fn canonical_id(&self) -> Option<Uuid> {
         self.0.canonical_id
     }
     async fn link_type(&self) -> Option<LinkType> {
-        self.0.link_type.map(Into::into)
+        self.0.link_type
     }
     /// Why the transformer decided what it did.
     async fn processing_reason(&self) -> Option<&str> {
@@ -151,7 +152,7 @@ impl EntryNode {
         self.0.attachments.0.iter().map(Attachment::from).collect()
     }
     /// Every link this entry contributed, oldest first.
-    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<ContributionNode>> {
+    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
         contributions_of_entry(ctx, self.0.id).await
     }
     /// The canonical record this entry was linked to, if any.
@@ -190,15 +191,15 @@ pub struct SpaceTimeEntryInput {
 impl From<SpaceTimeEntryInput> for entries::EntryCreate {
     fn from(i: SpaceTimeEntryInput) -> Self {
         entries::EntryCreate {
-            entry_type: i.entry_type.into(),
+            entry_type: i.entry_type,
             latitude: DecimalInput(i.latitude),
             longitude: DecimalInput(i.longitude),
             observed_at_tstamp_utc: i.observed_at_tstamp_utc,
             source_type: i.source_type,
             source_ref: i.source_ref,
             entry_subtype: i.entry_subtype,
-            entry_intent: i.entry_intent.map(Into::into),
-            target_canonical_table: i.target_canonical_table.map(Into::into),
+            entry_intent: i.entry_intent,
+            target_canonical_table: i.target_canonical_table,
             target_canonical_id: i.target_canonical_id,
             geohash: i.geohash,
             location_text: i.location_text,
@@ -234,13 +235,7 @@ impl EntryQuery {
     ) -> Result<Connection<String, EntryNode>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
-        let page = entries::list(
-            state,
-            status.map(Into::into),
-            None,
-            paging::params(first, after)?,
-        )
-        .await?;
+        let page = entries::list(state, status, None, paging::params(first, after)?).await?;
         Ok(paging::connection(page, |e| e.id, EntryNode, after_given))
     }
 }

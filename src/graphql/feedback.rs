@@ -2,11 +2,11 @@
 
 use super::agents::AgentNode;
 use super::canonical::{CanonicalRecord, load_agent, load_record};
-use super::enums::{CanonicalTable, NoteVisibility, SignalType};
 use super::{ctx_parts, paging};
 use crate::db::notes::{Note, NoteFilter};
 use crate::db::signals::{DuplicateCandidate, Signal, SignalFilter};
 use crate::domain::DecimalInput;
+use crate::domain::{CanonicalTable, NoteVisibility, SignalType};
 use crate::services::{notes, signals};
 use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Json, Object, Result};
@@ -46,7 +46,7 @@ impl NoteNode {
         &self.0.body
     }
     async fn visibility(&self) -> NoteVisibility {
-        self.0.visibility.into()
+        self.0.visibility
     }
     async fn context(&self) -> Json<&Value> {
         Json(&self.0.context)
@@ -71,7 +71,7 @@ impl SignalNode {
         self.0.created_by_agent_id
     }
     async fn signal_type(&self) -> SignalType {
-        self.0.signal_type.into()
+        self.0.signal_type
     }
     async fn target_schema(&self) -> &str {
         &self.0.target_schema
@@ -119,7 +119,7 @@ impl DuplicateCandidateNode {
         self.0.id
     }
     async fn canonical_table(&self) -> CanonicalTable {
-        self.0.canonical_table.into()
+        self.0.canonical_table
     }
     async fn record_id(&self) -> Uuid {
         self.0.record_id
@@ -261,7 +261,7 @@ impl FeedbackMutation {
             target_table: input.target_table,
             target_id: input.target_id,
             body: input.body,
-            visibility: input.visibility.map(Into::into),
+            visibility: input.visibility,
             context: input.context.map(|c| c.0),
         };
         Ok(NoteNode(
@@ -273,7 +273,7 @@ impl FeedbackMutation {
     async fn create_signal(&self, ctx: &Context<'_>, input: SignalInput) -> Result<SignalNode> {
         let (state, rctx) = ctx_parts(ctx);
         let body = signals::SignalCreate {
-            signal_type: input.signal_type.into(),
+            signal_type: input.signal_type,
             target_schema: input.target_schema,
             target_table: input.target_table,
             target_id: input.target_id,

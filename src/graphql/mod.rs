@@ -4,7 +4,6 @@ mod agents;
 mod canonical;
 mod docs;
 mod entries;
-mod enums;
 mod errors;
 mod feedback;
 pub mod handler;

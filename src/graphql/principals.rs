@@ -1,8 +1,8 @@
 //! Principal type, queries and mutations.
 
-use super::enums::PrincipalType;
 use super::{AgentNode, ctx_parts, paging};
 use crate::db::principals::Principal;
+use crate::domain::PrincipalType;
 use crate::services::{agents, principals};
 use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Json, Object, Result};
@@ -20,7 +20,7 @@ impl PrincipalNode {
     }
     /// person, company, public_body, internal, customer or supplier.
     async fn principal_type(&self) -> PrincipalType {
-        self.0.principal_type.into()
+        self.0.principal_type
     }
     async fn display_name(&self) -> &str {
         &self.0.display_name
@@ -77,7 +77,7 @@ pub struct PrincipalCreateInput {
 impl From<PrincipalCreateInput> for principals::PrincipalCreate {
     fn from(i: PrincipalCreateInput) -> Self {
         principals::PrincipalCreate {
-            principal_type: i.principal_type.into(),
+            principal_type: i.principal_type,
             display_name: i.display_name,
             legal_name: i.legal_name,
             email: i.email,

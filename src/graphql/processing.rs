@@ -1,7 +1,7 @@
 //! Transformer and ranker mutations (admin scope), over the same services as REST.
 
 use super::ctx_parts;
-use super::enums::{CanonicalTable, EntryStatus, LinkType};
+use crate::domain::{CanonicalTable, EntryStatus, LinkType};
 use crate::services::{ranker, transformer};
 use async_graphql::{Context, Object, Result, SimpleObject};
 use rust_decimal::Decimal;
@@ -23,10 +23,10 @@ impl From<transformer::ProcessResult> for ProcessResult {
     fn from(r: transformer::ProcessResult) -> Self {
         ProcessResult {
             space_time_entry_id: r.space_time_entry_id,
-            status: r.status.into(),
-            canonical_table: r.canonical_table.map(Into::into),
+            status: r.status,
+            canonical_table: r.canonical_table,
             canonical_id: r.canonical_id,
-            link_type: r.link_type.map(Into::into),
+            link_type: r.link_type,
             reason: r.reason,
             error: r.error,
         }

@@ -1,8 +1,8 @@
 //! `search(...)`: the same service and the same answer as GET /api/v1/search.
 
-use super::canonical::{CanonicalRecord, EntityNode, ListingNode, RequestNode};
+use super::canonical::CanonicalRecord;
 use super::ctx_parts;
-use super::enums::CanonicalTable;
+use crate::domain::CanonicalTable;
 use crate::search::SearchInput;
 use crate::services::search::{self, CanonicalRecord as Record};
 use async_graphql::{Context, Json, Object, Result, SimpleObject};
@@ -80,7 +80,7 @@ impl SearchQuery {
             .results
             .into_iter()
             .map(|r| SearchResult {
-                canonical_table: r.canonical_table.into(),
+                canonical_table: r.canonical_table,
                 canonical_type: r.canonical_type,
                 id: r.id,
                 label: r.label,
@@ -93,9 +93,9 @@ impl SearchQuery {
                 distance_meters: r.distance_meters,
                 dimensions_present: r.dimensions_present,
                 record: match r.record {
-                    Record::Entity(e) => CanonicalRecord::Entity(EntityNode(e)),
-                    Record::Listing(l) => CanonicalRecord::Listing(ListingNode(l)),
-                    Record::Request(q) => CanonicalRecord::Request(RequestNode(q)),
+                    Record::Entity(e) => CanonicalRecord::Entity(e),
+                    Record::Listing(l) => CanonicalRecord::Listing(l),
+                    Record::Request(q) => CanonicalRecord::Request(q),
                 },
             })
             .collect();

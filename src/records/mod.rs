@@ -8,3 +8,4 @@
 //! here is allowed; naming its runtime (`Context`, handlers, routers) is not
 //! (`tests/api/architecture.rs`).
 
+pub mod canonical;

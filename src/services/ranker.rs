@@ -47,7 +47,7 @@ pub fn entity_richness(e: &Entity) -> f64 {
         city: present(&e.city),
         country: present(&e.country_code),
         categories: !e.categories.is_empty(),
-        links: !e.link_urls.0.is_empty(),
+        links: !e.link_urls.is_empty(),
         common_context: non_empty(&e.context_l1_common),
         specific_context: non_empty(&e.context_l2_specific),
     })
@@ -106,38 +106,38 @@ fn entity_richness_of(f: EntityFilled) -> f64 {
 
 pub fn listing_richness(l: &Listing) -> f64 {
     ranker::data_richness(&[
-        (0.10, !l.title.is_empty()),
-        (0.15, present(&l.description)),
-        (0.10, !l.categories.is_empty()),
+        (0.10, !l.core.title.is_empty()),
+        (0.15, present(&l.core.description)),
+        (0.10, !l.core.categories.is_empty()),
         (0.15, l.price_amount.is_some()),
-        (0.05, present(&l.currency_code)),
+        (0.05, present(&l.core.currency_code)),
         (0.05, present(&l.availability_status)),
         (0.10, l.provider_entity_id.is_some()),
-        (0.10, present(&l.address_text) || present(&l.city)),
-        (0.05, present(&l.country_code)),
-        (0.05, !l.link_urls.0.is_empty()),
-        (0.05, non_empty(&l.context_l1_common)),
-        (0.05, non_empty(&l.context_l2_specific)),
+        (0.10, present(&l.core.address_text) || present(&l.core.city)),
+        (0.05, present(&l.core.country_code)),
+        (0.05, !l.core.link_urls.is_empty()),
+        (0.05, non_empty(&l.core.context_l1_common)),
+        (0.05, non_empty(&l.core.context_l2_specific)),
     ])
 }
 
 pub fn request_richness(r: &CanonicalRequest) -> f64 {
     ranker::data_richness(&[
-        (0.10, !r.title.is_empty()),
-        (0.15, present(&r.description)),
-        (0.10, !r.categories.is_empty()),
+        (0.10, !r.core.title.is_empty()),
+        (0.15, present(&r.core.description)),
+        (0.10, !r.core.categories.is_empty()),
         (0.15, r.budget_amount.is_some()),
-        (0.05, present(&r.currency_code)),
+        (0.05, present(&r.core.currency_code)),
         (
             0.10,
             r.needed_from_tstamp_utc.is_some() || r.needed_by_tstamp_utc.is_some(),
         ),
         (0.05, r.requester_entity_id.is_some()),
-        (0.10, present(&r.address_text) || present(&r.city)),
-        (0.05, present(&r.country_code)),
-        (0.05, !r.link_urls.0.is_empty()),
-        (0.05, non_empty(&r.context_l1_common)),
-        (0.05, non_empty(&r.context_l2_specific)),
+        (0.10, present(&r.core.address_text) || present(&r.core.city)),
+        (0.05, present(&r.core.country_code)),
+        (0.05, !r.core.link_urls.is_empty()),
+        (0.05, non_empty(&r.core.context_l1_common)),
+        (0.05, non_empty(&r.core.context_l2_specific)),
     ])
 }
 

@@ -146,8 +146,8 @@ fn into_result(hit: search::Hit) -> AppResult<SearchResult> {
 fn location(record: &CanonicalRecord) -> (f64, f64) {
     match record {
         CanonicalRecord::Entity(e) => (e.location_lng, e.location_lat),
-        CanonicalRecord::Listing(l) => (l.location_lng, l.location_lat),
-        CanonicalRecord::Request(r) => (r.location_lng, r.location_lat),
+        CanonicalRecord::Listing(l) => (l.core.location_lng, l.core.location_lat),
+        CanonicalRecord::Request(r) => (r.core.location_lng, r.core.location_lat),
     }
 }
 

@@ -275,7 +275,7 @@ async fn merge(
         tags: m.strings("tags", e.tags, &d.tags),
         link_urls: Value::Array(m.links(
             "link_urls",
-            links_json(&e.link_urls.0),
+            links_json(&e.link_urls),
             &d.common.link_urls,
         )),
         contact_agent_id: e.contact_agent_id,

@@ -257,22 +257,30 @@ async fn merge(
         };
         let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
         let l = locked.record;
-        let location = m.required("location", (l.location_lat, l.location_lng), point);
+        let location = m.required(
+            "location",
+            (l.core.location_lat, l.core.location_lng),
+            point,
+        );
         let mut write = listings::ListingWrite {
-            principal_id: l.principal_id,
+            principal_id: l.core.principal_id,
             provider_entity_id: m.optional(
                 "parent_entity_id",
                 l.provider_entity_id,
                 d.parent_entity_id,
             ),
-            contact_agent_id: l.contact_agent_id,
+            contact_agent_id: l.core.contact_agent_id,
             listing_type: m.required("offer_type", l.listing_type, Some(d.offer_type)),
-            title: m.required("title", l.title, Some(d.title)),
-            description: m.optional("description", l.description, c.description),
-            categories: m.strings("categories", l.categories, &c.categories),
-            link_urls: Value::Array(m.links("link_urls", links_json(&l.link_urls.0), &c.link_urls)),
+            title: m.required("title", l.core.title, Some(d.title)),
+            description: m.optional("description", l.core.description, c.description),
+            categories: m.strings("categories", l.core.categories, &c.categories),
+            link_urls: Value::Array(m.links(
+                "link_urls",
+                links_json(&l.core.link_urls),
+                &c.link_urls,
+            )),
             price_amount: m.optional("amount", l.price_amount, d.amount),
-            currency_code: m.optional("currency_code", l.currency_code, d.currency_code),
+            currency_code: m.optional("currency_code", l.core.currency_code, d.currency_code),
             availability_status: m.optional(
                 "availability_status",
                 l.availability_status,
@@ -280,34 +288,34 @@ async fn merge(
             ),
             location_lat: location.0,
             location_lng: location.1,
-            address_text: m.optional("address_text", l.address_text, c.address_text),
-            city: m.optional("city", l.city, c.city),
-            country_code: m.optional("country_code", l.country_code, c.country_code),
+            address_text: m.optional("address_text", l.core.address_text, c.address_text),
+            city: m.optional("city", l.core.city, c.city),
+            country_code: m.optional("country_code", l.core.country_code, c.country_code),
             valid_from: m.optional(
                 "valid_from",
                 l.valid_from_tstamp_utc,
                 entry.valid_from_tstamp_utc,
             ),
             valid_to: m.optional("valid_to", l.valid_to_tstamp_utc, entry.valid_to_tstamp_utc),
-            status: l.status,
+            status: l.core.status,
             context_l0_routing: m.layer(
                 "context_l0_routing",
-                l.context_l0_routing,
+                l.core.context_l0_routing,
                 &c.context_l0_routing,
             ),
             context_l1_common: m.layer(
                 "context_l1_common",
-                l.context_l1_common,
+                l.core.context_l1_common,
                 &c.context_l1_common,
             ),
             context_l2_specific: m.layer(
                 "context_l2_specific",
-                l.context_l2_specific,
+                l.core.context_l2_specific,
                 &c.context_l2_specific,
             ),
             context_l2_available_features: m.strings(
                 "context_l2_available_features",
-                l.context_l2_available_features,
+                l.core.context_l2_available_features,
                 &c.context_l2_available_features,
             ),
             source_ref: locked.source_ref,
@@ -327,48 +335,56 @@ async fn merge(
         };
         let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
         let r = locked.record;
-        let location = m.required("location", (r.location_lat, r.location_lng), point);
+        let location = m.required(
+            "location",
+            (r.core.location_lat, r.core.location_lng),
+            point,
+        );
         let mut write = requests::RequestWrite {
-            principal_id: r.principal_id,
+            principal_id: r.core.principal_id,
             requester_entity_id: m.optional(
                 "parent_entity_id",
                 r.requester_entity_id,
                 d.parent_entity_id,
             ),
-            contact_agent_id: r.contact_agent_id,
+            contact_agent_id: r.core.contact_agent_id,
             request_type: m.required("offer_type", r.request_type, Some(d.offer_type)),
-            title: m.required("title", r.title, Some(d.title)),
-            description: m.optional("description", r.description, c.description),
-            categories: m.strings("categories", r.categories, &c.categories),
-            link_urls: Value::Array(m.links("link_urls", links_json(&r.link_urls.0), &c.link_urls)),
+            title: m.required("title", r.core.title, Some(d.title)),
+            description: m.optional("description", r.core.description, c.description),
+            categories: m.strings("categories", r.core.categories, &c.categories),
+            link_urls: Value::Array(m.links(
+                "link_urls",
+                links_json(&r.core.link_urls),
+                &c.link_urls,
+            )),
             budget_amount: m.optional("amount", r.budget_amount, d.amount),
-            currency_code: m.optional("currency_code", r.currency_code, d.currency_code),
+            currency_code: m.optional("currency_code", r.core.currency_code, d.currency_code),
             location_lat: location.0,
             location_lng: location.1,
-            address_text: m.optional("address_text", r.address_text, c.address_text),
-            city: m.optional("city", r.city, c.city),
-            country_code: m.optional("country_code", r.country_code, c.country_code),
+            address_text: m.optional("address_text", r.core.address_text, c.address_text),
+            city: m.optional("city", r.core.city, c.city),
+            country_code: m.optional("country_code", r.core.country_code, c.country_code),
             needed_from: m.optional("needed_from", r.needed_from_tstamp_utc, d.needed_from),
             needed_by: m.optional("needed_by", r.needed_by_tstamp_utc, d.needed_by),
-            status: r.status,
+            status: r.core.status,
             context_l0_routing: m.layer(
                 "context_l0_routing",
-                r.context_l0_routing,
+                r.core.context_l0_routing,
                 &c.context_l0_routing,
             ),
             context_l1_common: m.layer(
                 "context_l1_common",
-                r.context_l1_common,
+                r.core.context_l1_common,
                 &c.context_l1_common,
             ),
             context_l2_specific: m.layer(
                 "context_l2_specific",
-                r.context_l2_specific,
+                r.core.context_l2_specific,
                 &c.context_l2_specific,
             ),
             context_l2_available_features: m.strings(
                 "context_l2_available_features",
-                r.context_l2_available_features,
+                r.core.context_l2_available_features,
                 &c.context_l2_available_features,
             ),
             source_ref: locked.source_ref,
