@@ -1,33 +1,13 @@
 //! agents: the publishers (scrapers, API clients, suppliers, people) that send entries.
 
 use crate::domain::{AgentStatus, AgentType, ListParams};
+pub use crate::records::agents::Agent;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// An agent, as its owner and the public read endpoint see it.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct Agent {
-    pub id: Uuid,
-    pub principal_id: Option<Uuid>,
-    pub agent_type: AgentType,
-    pub display_name: String,
-    pub agent_handle: String,
-    pub description: Option<String>,
-    pub status: AgentStatus,
-    pub score_trust: Decimal,
-    pub score_reputation: Decimal,
-    pub truth_certificate_amount_gbp: Decimal,
-    #[schema(value_type = Object)]
-    pub capabilities: Value,
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 /// The public metadata of an agent shown in lists: no free-form metadata, no certificate totals.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -2,25 +2,10 @@
 //! key expires exactly on time without any background job.
 
 use crate::domain::{AgentStatus, ApiKeyStatus};
+pub use crate::records::agents::ApiKey;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// API key metadata. The raw key is never part of it.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct ApiKey {
-    pub id: Uuid,
-    pub agent_id: Uuid,
-    /// The first characters of the raw key, to recognise it.
-    pub key_prefix: String,
-    pub status: ApiKeyStatus,
-    pub scopes: Vec<String>,
-    pub last_used_at_tstamp_utc: Option<DateTime<Utc>>,
-    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 /// What authentication needs to know about a key and its agent, in one lookup.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -1,27 +1,10 @@
 //! principals: the legal or natural persons that own agents.
 
 use crate::domain::{ListParams, PrincipalType};
-use chrono::{DateTime, Utc};
-use serde::Serialize;
+pub use crate::records::agents::Principal;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
-
-/// A principal: a person or organisation that owns agents.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct Principal {
-    pub id: Uuid,
-    pub principal_type: PrincipalType,
-    pub display_name: String,
-    pub legal_name: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub website_url: Option<String>,
-    #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 pub struct NewPrincipal {
     pub principal_type: PrincipalType,

@@ -1,6 +1,5 @@
 //! Canonical entities, listings, requests and their provenance, as a graph.
 
-use super::agents::AgentNode;
 use super::entries::EntryNode;
 use super::loaders::{
     AgentLoader, ContributionsByEntry, ContributionsByTarget, EntityLoader, EntryLoader,
@@ -9,6 +8,7 @@ use super::loaders::{
 use super::{ctx_parts, paging};
 use crate::db::contributions::ContributionFilter;
 use crate::domain::CanonicalTable;
+use crate::records::agents::Agent;
 use crate::records::canonical::{CanonicalRequest, Entity, LinkContribution, Listing};
 use crate::services::canonical;
 use async_graphql::connection::Connection;
@@ -58,14 +58,10 @@ pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<E
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
-pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<AgentNode>> {
+pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Agent>> {
     let Some(id) = id else { return Ok(None) };
     let loader = ctx.data_unchecked::<DataLoader<AgentLoader>>();
-    Ok(loader
-        .load_one(id)
-        .await
-        .map_err(|e| (*e).clone())?
-        .map(AgentNode))
+    loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
 pub async fn contributions_to(ctx: &Context<'_>, target: Uuid) -> Result<Vec<LinkContribution>> {
@@ -91,7 +87,7 @@ impl Entity {
         contributions_to(ctx, self.id).await
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         load_agent(ctx, self.contact_agent_id).await
     }
     /// Notes on this entity that the caller may see, oldest first.
@@ -150,7 +146,7 @@ impl Listing {
         contributions_to(ctx, self.id).await
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         load_agent(ctx, self.core.contact_agent_id).await
     }
     /// The entity offering this listing.
@@ -167,7 +163,7 @@ impl CanonicalRequest {
         contributions_to(ctx, self.id).await
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         load_agent(ctx, self.core.contact_agent_id).await
     }
     /// The entity asking, when known.

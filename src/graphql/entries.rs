@@ -1,12 +1,12 @@
 //! Space-time entry type, queries and mutations.
 
-use super::agents::AgentNode;
 use super::canonical::{CanonicalRecord, contributions_of_entry, load_record};
 use super::loaders::AgentLoader;
 use super::{ctx_parts, paging};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::DecimalInput;
 use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType};
+use crate::records::agents::Agent;
 use crate::records::canonical::LinkContribution;
 use crate::services::entries;
 use async_graphql::connection::Connection;
@@ -139,13 +139,12 @@ impl EntryNode {
         self.0.updated_at_tstamp_utc
     }
     /// The agent that published this entry.
-    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         let loader = ctx.data_unchecked::<DataLoader<AgentLoader>>();
-        Ok(loader
+        loader
             .load_one(self.0.agent_id)
             .await
-            .map_err(|e| (*e).clone())?
-            .map(AgentNode))
+            .map_err(|e| (*e).clone())
     }
     /// Evidence files (never read by the transformer).
     async fn attachments(&self) -> Vec<Attachment> {

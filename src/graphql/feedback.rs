@@ -1,12 +1,12 @@
 //! Notes, signals and the duplicate review queue.
 
-use super::agents::AgentNode;
 use super::canonical::{CanonicalRecord, load_agent, load_record};
 use super::{ctx_parts, paging};
 use crate::db::notes::{Note, NoteFilter};
 use crate::db::signals::{DuplicateCandidate, Signal, SignalFilter};
 use crate::domain::DecimalInput;
 use crate::domain::{CanonicalTable, NoteVisibility, SignalType};
+use crate::records::agents::Agent;
 use crate::services::{notes, signals};
 use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Json, Object, Result};
@@ -21,7 +21,7 @@ pub struct NoteNode(pub Note);
 #[Object(name = "Note")]
 impl NoteNode {
     /// The author, when the note was written with a key.
-    async fn author(&self, ctx: &Context<'_>) -> Result<Option<AgentNode>> {
+    async fn author(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         load_agent(ctx, self.0.created_by_agent_id).await
     }
     async fn id(&self) -> Uuid {

@@ -18,8 +18,6 @@ use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use async_graphql::{Context, EmptySubscription, MergedObject, Schema};
 
-pub use agents::AgentNode;
-
 #[derive(MergedObject, Default)]
 pub struct Query(
     principals::PrincipalQuery,

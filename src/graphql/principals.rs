@@ -1,64 +1,28 @@
 //! Principal type, queries and mutations.
 
-use super::{AgentNode, ctx_parts, paging};
-use crate::db::principals::Principal;
+use super::{ctx_parts, paging};
 use crate::domain::PrincipalType;
+use crate::records::agents::{Agent, Principal};
 use crate::services::{agents, principals};
 use async_graphql::connection::Connection;
-use async_graphql::{Context, InputObject, Json, Object, Result};
-use chrono::{DateTime, Utc};
+use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-/// A person or organisation that owns agents.
-pub struct PrincipalNode(pub Principal);
-
-#[Object(name = "Principal")]
-impl PrincipalNode {
-    async fn id(&self) -> Uuid {
-        self.0.id
-    }
-    /// person, company, public_body, internal, customer or supplier.
-    async fn principal_type(&self) -> PrincipalType {
-        self.0.principal_type
-    }
-    async fn display_name(&self) -> &str {
-        &self.0.display_name
-    }
-    async fn legal_name(&self) -> Option<&str> {
-        self.0.legal_name.as_deref()
-    }
-    async fn email(&self) -> Option<&str> {
-        self.0.email.as_deref()
-    }
-    async fn phone(&self) -> Option<&str> {
-        self.0.phone.as_deref()
-    }
-    async fn website_url(&self) -> Option<&str> {
-        self.0.website_url.as_deref()
-    }
-    /// Free-form metadata object.
-    async fn metadata(&self) -> Json<&Value> {
-        Json(&self.0.metadata)
-    }
-    async fn created_at_tstamp_utc(&self) -> DateTime<Utc> {
-        self.0.created_at_tstamp_utc
-    }
-    async fn updated_at_tstamp_utc(&self) -> DateTime<Utc> {
-        self.0.updated_at_tstamp_utc
-    }
+/// Graph edges of a principal.
+#[ComplexObject]
+impl Principal {
     /// Agents owned by this principal, newest first.
     async fn agents(
         &self,
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, AgentNode>> {
+    ) -> Result<Connection<String, Agent>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
-        let page =
-            agents::list_by_principal(state, self.0.id, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |a| a.id, AgentNode, after_given))
+        let page = agents::list_by_principal(state, self.id, paging::params(first, after)?).await?;
+        Ok(paging::connection(page, |a| a.id, |a| a, after_given))
     }
 }
 
@@ -94,11 +58,9 @@ pub struct PrincipalQuery;
 #[Object]
 impl PrincipalQuery {
     /// One principal by id; null when it does not exist.
-    async fn principal(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<PrincipalNode>> {
+    async fn principal(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Principal>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(principals::get(state, id).await)
-            .map(|p| p.map(PrincipalNode))
-            .map_err(Into::into)
+        super::found(principals::get(state, id).await).map_err(Into::into)
     }
 
     /// Principals, newest first.
@@ -107,16 +69,11 @@ impl PrincipalQuery {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, PrincipalNode>> {
+    ) -> Result<Connection<String, Principal>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = principals::list(state, paging::params(first, after)?).await?;
-        Ok(paging::connection(
-            page,
-            |p| p.id,
-            PrincipalNode,
-            after_given,
-        ))
+        Ok(paging::connection(page, |p| p.id, |p| p, after_given))
     }
 }
 
@@ -130,10 +87,8 @@ impl PrincipalMutation {
         &self,
         ctx: &Context<'_>,
         input: PrincipalCreateInput,
-    ) -> Result<PrincipalNode> {
+    ) -> Result<Principal> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(PrincipalNode(
-            principals::create(state, rctx, input.into(), &["input"]).await?,
-        ))
+        Ok(principals::create(state, rctx, input.into(), &["input"]).await?)
     }
 }

@@ -8,4 +8,5 @@
 //! here is allowed; naming its runtime (`Context`, handlers, routers) is not
 //! (`tests/api/architecture.rs`).
 
+pub mod agents;
 pub mod canonical;

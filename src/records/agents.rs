@@ -1,0 +1,71 @@
+//! Principals, agents and API key metadata.
+
+use crate::domain::{AgentStatus, AgentType, ApiKeyStatus, PrincipalType};
+use chrono::{DateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::FromRow;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A principal: a person or organisation that owns agents.
+#[derive(Debug, Clone, FromRow, Serialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(complex)]
+pub struct Principal {
+    pub id: Uuid,
+    /// person, company, public_body, internal, customer or supplier.
+    pub principal_type: PrincipalType,
+    pub display_name: String,
+    pub legal_name: Option<String>,
+    pub email: Option<String>,
+    pub phone: Option<String>,
+    pub website_url: Option<String>,
+    /// Free-form metadata object.
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// An agent: a publisher of space-time entries (a scraper, an API client, a supplier or a
+/// person), as its owner and the public read endpoint see it.
+#[derive(Debug, Clone, FromRow, Serialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(complex)]
+pub struct Agent {
+    pub id: Uuid,
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    /// Unique public handle, `^[a-z][a-z0-9_]{2,31}$`.
+    pub agent_handle: String,
+    pub description: Option<String>,
+    pub status: AgentStatus,
+    /// 0 to 1.
+    pub score_trust: Decimal,
+    /// 0 to 1.
+    pub score_reputation: Decimal,
+    pub truth_certificate_amount_gbp: Decimal,
+    /// Supported entry types, source types and the like.
+    #[schema(value_type = Object)]
+    pub capabilities: Value,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// API key metadata; the raw key is never part of it.
+#[derive(Debug, Clone, FromRow, Serialize, ToSchema, async_graphql::SimpleObject)]
+pub struct ApiKey {
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    /// The first characters of the raw key, to recognise it.
+    pub key_prefix: String,
+    pub status: ApiKeyStatus,
+    pub scopes: Vec<String>,
+    pub last_used_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
+}
