@@ -1,67 +1,12 @@
 //! space_time_entries and their attachments; the transformer's claim and outcome queries.
 
 use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType, ListParams};
+pub use crate::records::entries::{Attachment, SpaceTimeEntry};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// A stored attachment: evidence only, never read by the transformer.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
-pub struct Attachment {
-    /// Opaque resource URI of the stored bytes.
-    pub uri: String,
-    /// Where the bytes can be downloaded.
-    pub download_url: String,
-    pub media_type: String,
-    pub size_bytes: i64,
-    /// Hex SHA-256 of the bytes (the storage is content-addressed).
-    pub sha256: String,
-    pub filename: Option<String>,
-}
-
-/// A space-time entry: one real-world record as published by one agent, and what the service made of it.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct SpaceTimeEntry {
-    pub id: Uuid,
-    pub agent_id: Uuid,
-    pub entry_type: EntryType,
-    pub entry_subtype: Option<String>,
-    pub entry_intent: EntryIntent,
-    pub status: EntryStatus,
-    pub latitude: f64,
-    pub longitude: f64,
-    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
-    pub source_type: Option<String>,
-    pub source_ref: Option<String>,
-    pub target_canonical_table: Option<CanonicalTable>,
-    pub target_canonical_id: Option<Uuid>,
-    pub geohash: Option<String>,
-    pub location_text: Option<String>,
-    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
-    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
-    pub idempotency_key: Option<String>,
-    #[schema(value_type = Object)]
-    pub context: Value,
-    pub score_confidence: Decimal,
-    #[schema(value_type = Vec<Attachment>)]
-    pub attachments: Json<Vec<Attachment>>,
-    /// The canonical record this entry created, updated, matched or supported.
-    pub canonical_table: Option<CanonicalTable>,
-    pub canonical_id: Option<Uuid>,
-    pub link_type: Option<LinkType>,
-    /// Why the transformer decided what it did.
-    pub processing_reason: Option<String>,
-    /// Set when processing failed.
-    pub processing_error: Option<String>,
-    pub transformer_run_id: Option<Uuid>,
-    pub processed_at_tstamp_utc: Option<DateTime<Utc>>,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 pub struct NewEntry {
     pub id: Uuid,

@@ -1,28 +1,10 @@
 //! notes: free-text context on canonical records and raw entries, with visibility.
 
 use crate::domain::{ListParams, NoteVisibility};
-use chrono::{DateTime, Utc};
-use serde::Serialize;
+pub use crate::records::feedback::Note;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// A note on a canonical record or an entry.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct Note {
-    pub id: Uuid,
-    pub created_by_agent_id: Option<Uuid>,
-    pub parent_note_id: Option<Uuid>,
-    pub target_schema: String,
-    pub target_table: String,
-    pub target_id: Uuid,
-    pub body: String,
-    pub visibility: NoteVisibility,
-    #[schema(value_type = Object)]
-    pub context: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 pub struct NewNote {
     pub created_by_agent_id: Option<Uuid>,

@@ -1,45 +1,11 @@
 //! signals: structured feedback on records, and the duplicate review queue they feed.
 
 use crate::domain::{CanonicalTable, ListParams, SignalType};
-use chrono::{DateTime, Utc};
+pub use crate::records::feedback::{DuplicateCandidate, Signal};
 use rust_decimal::Decimal;
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
-
-/// Structured feedback about a record (docs/decisions/data-model.md).
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct Signal {
-    pub id: Uuid,
-    pub created_by_agent_id: Option<Uuid>,
-    pub signal_type: SignalType,
-    pub target_schema: String,
-    pub target_table: String,
-    pub target_id: Uuid,
-    pub duplicate_of_id: Option<Uuid>,
-    pub weight: Decimal,
-    pub reason: Option<String>,
-    #[schema(value_type = Object)]
-    pub context: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
-
-/// A pair of records an agent reported as duplicates, waiting for a human decision.
-#[derive(Debug, Clone, sqlx::FromRow, Serialize, utoipa::ToSchema)]
-pub struct DuplicateCandidate {
-    pub id: Uuid,
-    pub canonical_table: CanonicalTable,
-    pub record_id: Uuid,
-    pub duplicate_of_id: Uuid,
-    pub first_signal_id: Uuid,
-    pub signal_count: i32,
-    /// open, confirmed or dismissed.
-    pub status: String,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-    pub updated_at_tstamp_utc: DateTime<Utc>,
-}
 
 pub struct NewSignal {
     pub created_by_agent_id: Option<Uuid>,

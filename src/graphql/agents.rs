@@ -4,6 +4,7 @@ use super::loaders::PrincipalLoader;
 use super::{ctx_parts, paging};
 use crate::domain::{AgentStatus, AgentType};
 use crate::records::agents::{Agent, ApiKey, Principal};
+use crate::records::entries::SpaceTimeEntry;
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
@@ -31,17 +32,12 @@ impl Agent {
         status: Option<crate::domain::EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, super::entries::EntryNode>> {
+    ) -> Result<Connection<String, SpaceTimeEntry>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let params = paging::params(first, after)?;
         let page = crate::services::entries::list(state, status, Some(self.id), params).await?;
-        Ok(paging::connection(
-            page,
-            |e| e.id,
-            super::entries::EntryNode,
-            after_given,
-        ))
+        Ok(paging::connection(page, |e| e.id, |e| e, after_given))
     }
 }
 

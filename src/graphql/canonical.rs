@@ -1,6 +1,5 @@
 //! Canonical entities, listings, requests and their provenance, as a graph.
 
-use super::entries::EntryNode;
 use super::loaders::{
     AgentLoader, ContributionsByEntry, ContributionsByTarget, EntityLoader, EntryLoader,
     ListingLoader, RequestLoader,
@@ -10,6 +9,7 @@ use crate::db::contributions::ContributionFilter;
 use crate::domain::CanonicalTable;
 use crate::records::agents::Agent;
 use crate::records::canonical::{CanonicalRequest, Entity, LinkContribution, Listing};
+use crate::records::entries::SpaceTimeEntry;
 use crate::services::canonical;
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
@@ -91,37 +91,25 @@ impl Entity {
         load_agent(ctx, self.contact_agent_id).await
     }
     /// Notes on this entity that the caller may see, oldest first.
-    async fn notes(&self, ctx: &Context<'_>) -> Result<Vec<super::feedback::NoteNode>> {
+    async fn notes(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Note>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::NotesByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found
-            .unwrap_or_default()
-            .into_iter()
-            .map(super::feedback::NoteNode)
-            .collect())
+        Ok(found.unwrap_or_default())
     }
     /// Signals on this entity, oldest first.
-    async fn signals(&self, ctx: &Context<'_>) -> Result<Vec<super::feedback::SignalNode>> {
+    async fn signals(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Signal>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::SignalsByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found
-            .unwrap_or_default()
-            .into_iter()
-            .map(super::feedback::SignalNode)
-            .collect())
+        Ok(found.unwrap_or_default())
     }
     /// Reported duplicate pairs involving this entity (never merged automatically).
     async fn duplicate_candidates(
         &self,
         ctx: &Context<'_>,
-    ) -> Result<Vec<super::feedback::DuplicateCandidateNode>> {
+    ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::DuplicatesByRecord>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found
-            .unwrap_or_default()
-            .into_iter()
-            .map(super::feedback::DuplicateCandidateNode)
-            .collect())
+        Ok(found.unwrap_or_default())
     }
     /// Listings offered by this entity, newest first.
     async fn listings(
@@ -176,14 +164,10 @@ impl CanonicalRequest {
 #[ComplexObject]
 impl LinkContribution {
     /// The entry that made this contribution.
-    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<EntryNode>> {
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
         let loader = ctx.data_unchecked::<DataLoader<EntryLoader>>();
         let id = self.source_space_time_entry_id;
-        Ok(loader
-            .load_one(id)
-            .await
-            .map_err(|e| (*e).clone())?
-            .map(EntryNode))
+        loader.load_one(id).await.map_err(|e| (*e).clone())
     }
     /// The canonical record it contributed to.
     async fn target(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {

@@ -10,3 +10,5 @@
 
 pub mod agents;
 pub mod canonical;
+pub mod entries;
+pub mod feedback;

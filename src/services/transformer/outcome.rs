@@ -109,7 +109,7 @@ pub fn information_power(entry: &SpaceTimeEntry) -> f64 {
         entry.source_ref.is_some(),
         entry.observed_at_tstamp_utc.is_some(),
         has_evidence,
-        !entry.attachments.0.is_empty(),
+        !entry.attachments.is_empty(),
     ];
     0.2 + 0.2 * parts.iter().filter(|p| **p).count() as f64
 }
