@@ -12,3 +12,4 @@ pub mod agents;
 pub mod canonical;
 pub mod entries;
 pub mod feedback;
+pub mod processing;

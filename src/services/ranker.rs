@@ -8,23 +8,14 @@ use crate::db::ranker::{self as db, ScoreUpdate};
 use crate::db::requests::CanonicalRequest;
 use crate::domain::{CanonicalTable, scopes};
 use crate::error::{AppError, AppResult};
+pub use crate::records::processing::RankerResult;
 use crate::state::AppState;
 use crate::transform::ranker::{self, AgentEvidence, SignalInput};
 use rust_decimal::Decimal;
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
-use serde::Serialize;
 use sqlx::PgConnection;
 use std::collections::HashMap;
 use uuid::Uuid;
-
-/// The scores of one entity after a ranker run.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct RankerResult {
-    pub entity_id: Uuid,
-    pub score_confidence: Decimal,
-    pub score_data_richness: Decimal,
-    pub score_signal: Option<Decimal>,
-}
 
 const RUN_ALL_PAGE: i64 = 500;
 

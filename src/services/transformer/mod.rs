@@ -20,34 +20,15 @@ pub mod worker;
 use crate::ctx::Ctx;
 use crate::db::entries::{self as entries_db, SpaceTimeEntry};
 use crate::db::transformer_runs;
-use crate::domain::{CanonicalTable, EntryStatus, EntryType, LinkType, ListParams, scopes};
+use crate::domain::{CanonicalTable, EntryStatus, EntryType, ListParams, scopes};
 use crate::error::{AppError, AppResult};
+pub use crate::records::processing::{ProcessPendingResult, ProcessResult};
 use crate::state::AppState;
 use crate::transform::{TRANSFORMER_NAME, TRANSFORMER_VERSION};
 use batch_view::BatchView;
 use outcome::Decision;
-use serde::Serialize;
 use sqlx::{Acquire, PgConnection};
 use uuid::Uuid;
-
-/// The outcome of processing one entry.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ProcessResult {
-    pub space_time_entry_id: Uuid,
-    pub status: EntryStatus,
-    pub canonical_table: Option<CanonicalTable>,
-    pub canonical_id: Option<Uuid>,
-    pub link_type: Option<LinkType>,
-    pub reason: Option<String>,
-    pub error: Option<String>,
-}
-
-/// The outcome of one process-pending call.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ProcessPendingResult {
-    pub processed: i64,
-    pub results: Vec<ProcessResult>,
-}
 
 const BATCH_SIZE: i64 = 200;
 
