@@ -9,6 +9,7 @@ pub mod entities;
 pub mod entries;
 pub mod listings;
 pub mod notes;
+pub mod offers;
 pub mod principals;
 pub mod ranker;
 pub mod rate_limits;

@@ -2,8 +2,9 @@
 
 use crate::db::contributions::{self, ContributionFilter, LinkContribution};
 use crate::db::entities::{self, Entity};
-use crate::db::listings::{self, Listing};
-use crate::db::requests::{self, CanonicalRequest};
+use crate::db::listings::Listing;
+use crate::db::offers;
+use crate::db::requests::CanonicalRequest;
 use crate::domain::{ListParams, Page};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
@@ -46,7 +47,7 @@ pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<En
 }
 
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    listings::get(&state.pool, id)
+    offers::get::<Listing>(&state.pool, id)
         .await?
         .ok_or(AppError::NotFound("listing"))
 }
@@ -59,13 +60,13 @@ pub async fn listings(
 ) -> AppResult<Page<Listing>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        listings::list(&state.pool, status, &params).await?,
+        offers::list::<Listing>(&state.pool, status, &params).await?,
         &params,
     ))
 }
 
 pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
-    Ok(listings::get_many(&state.pool, ids).await?)
+    Ok(offers::get_many::<Listing>(&state.pool, ids).await?)
 }
 
 pub async fn listings_of_provider(
@@ -74,13 +75,13 @@ pub async fn listings_of_provider(
     params: ListParams,
 ) -> AppResult<Page<Listing>> {
     Ok(Page::from_rows(
-        listings::list_by_provider(&state.pool, entity_id, &params).await?,
+        offers::list_by_parent::<Listing>(&state.pool, entity_id, &params).await?,
         &params,
     ))
 }
 
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    requests::get(&state.pool, id)
+    offers::get::<CanonicalRequest>(&state.pool, id)
         .await?
         .ok_or(AppError::NotFound("request"))
 }
@@ -93,13 +94,13 @@ pub async fn requests(
 ) -> AppResult<Page<CanonicalRequest>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        requests::list(&state.pool, status, &params).await?,
+        offers::list::<CanonicalRequest>(&state.pool, status, &params).await?,
         &params,
     ))
 }
 
 pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
-    Ok(requests::get_many(&state.pool, ids).await?)
+    Ok(offers::get_many::<CanonicalRequest>(&state.pool, ids).await?)
 }
 
 pub async fn contributions(

@@ -172,16 +172,18 @@ pub async fn rank_many(
             .iter()
             .map(|e| (e.id, entity_richness(e)))
             .collect(),
-        CanonicalTable::Listings => crate::db::listings::get_many(&mut *conn, ids)
+        CanonicalTable::Listings => crate::db::offers::get_many::<Listing>(&mut *conn, ids)
             .await?
             .iter()
             .map(|l| (l.id, listing_richness(l)))
             .collect(),
-        CanonicalTable::Requests => crate::db::requests::get_many(&mut *conn, ids)
-            .await?
-            .iter()
-            .map(|r| (r.id, request_richness(r)))
-            .collect(),
+        CanonicalTable::Requests => {
+            crate::db::offers::get_many::<CanonicalRequest>(&mut *conn, ids)
+                .await?
+                .iter()
+                .map(|r| (r.id, request_richness(r)))
+                .collect()
+        }
     };
     let mut agents: HashMap<Uuid, Vec<AgentEvidence>> = HashMap::new();
     for row in db::agent_evidence(conn, table, ids).await? {

@@ -4,15 +4,18 @@
 use super::entity::{evidence_of, links_json};
 use super::outcome::Decision;
 use super::ownership;
+use crate::db::canonical;
 use crate::db::entries::SpaceTimeEntry;
-use crate::db::{canonical, listings, requests};
+use crate::db::offers::{self, OfferRecord, OfferSide, OfferTable, OfferWrite};
 use crate::domain::{CanonicalTable, EntryIntent, LinkType};
 use crate::error::AppResult;
+use crate::records::canonical::{CanonicalRequest, Listing};
 use crate::transform::extract::{self, OfferDraft};
 use crate::transform::fields::{FieldMerger, initial_evidence};
 use crate::transform::matching::{self, MatchDecision, OfferCandidate, OfferKeys};
 use crate::transform::merge::{MergeIntent, union_link_urls, union_strings};
 use crate::transform::normalize;
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -113,6 +116,36 @@ pub async fn apply(
     }
 }
 
+fn offer_table(table: CanonicalTable) -> &'static OfferTable {
+    match table {
+        CanonicalTable::Listings => &Listing::TABLE,
+        _ => &CanonicalRequest::TABLE,
+    }
+}
+
+/// The time window an entry brings: a listing is valid when the entry says it is; a request
+/// names when it is needed in its content.
+fn incoming_window(
+    table: CanonicalTable,
+    entry: &SpaceTimeEntry,
+    d: &OfferDraft,
+) -> [Option<DateTime<Utc>>; 2] {
+    if table == CanonicalTable::Listings {
+        [entry.valid_from_tstamp_utc, entry.valid_to_tstamp_utc]
+    } else {
+        [d.needed_from, d.needed_by]
+    }
+}
+
+/// The evidence names of the window fields.
+fn window_fields(table: CanonicalTable) -> [&'static str; 2] {
+    if table == CanonicalTable::Listings {
+        ["valid_from", "valid_to"]
+    } else {
+        ["needed_from", "needed_by"]
+    }
+}
+
 async fn find(
     conn: &mut PgConnection,
     entry: &SpaceTimeEntry,
@@ -127,16 +160,16 @@ async fn find(
             .as_deref()
             .and_then(normalize::source_ref_key),
     };
-    let (lat, lng, src) = (
+    let rows = offers::candidates(
+        conn,
+        offer_table(table),
         entry.latitude,
         entry.longitude,
+        &keys.title_key,
+        keys.parent_id,
         keys.source_ref_key.as_deref(),
-    );
-    let rows = if table == CanonicalTable::Listings {
-        listings::candidates(conn, lat, lng, &keys.title_key, keys.parent_id, src).await?
-    } else {
-        requests::candidates(conn, lat, lng, &keys.title_key, keys.parent_id, src).await?
-    };
+    )
+    .await?;
     let candidates: Vec<OfferCandidate> = rows
         .into_iter()
         .map(|row| OfferCandidate {
@@ -165,68 +198,39 @@ async fn create(
         .as_deref()
         .and_then(normalize::source_ref_key);
     let title_key = normalize::title_key(&d.title);
+    let window = incoming_window(table, entry, &d);
+    let t = offer_table(table);
     let c = d.common;
-    let links = Value::Array(union_link_urls(&[], &c.link_urls));
-    if table == CanonicalTable::Listings {
-        let write = listings::ListingWrite {
-            principal_id: None,
-            provider_entity_id: d.parent_entity_id,
-            contact_agent_id: None,
-            listing_type: d.offer_type,
-            title: d.title,
-            description: c.description,
-            categories: union_strings(&[], &c.categories),
-            link_urls: links,
-            price_amount: d.amount,
-            currency_code: d.currency_code,
-            availability_status: d.availability_status,
-            location_lat: entry.latitude,
-            location_lng: entry.longitude,
-            address_text: c.address_text,
-            city: c.city,
-            country_code: c.country_code,
-            valid_from: entry.valid_from_tstamp_utc,
-            valid_to: entry.valid_to_tstamp_utc,
-            status: "active".into(),
-            context_l0_routing: Value::Object(c.context_l0_routing),
-            context_l1_common: Value::Object(c.context_l1_common),
-            context_l2_specific: Value::Object(c.context_l2_specific),
-            context_l2_available_features: c.context_l2_available_features,
-            source_ref,
-            title_key,
-            field_evidence: evidence,
-        };
-        listings::insert(conn, id, &write, entry.agent_id).await?;
-    } else {
-        let write = requests::RequestWrite {
-            principal_id: None,
-            requester_entity_id: d.parent_entity_id,
-            contact_agent_id: None,
-            request_type: d.offer_type,
-            title: d.title,
-            description: c.description,
-            categories: union_strings(&[], &c.categories),
-            link_urls: links,
-            budget_amount: d.amount,
-            currency_code: d.currency_code,
-            location_lat: entry.latitude,
-            location_lng: entry.longitude,
-            address_text: c.address_text,
-            city: c.city,
-            country_code: c.country_code,
-            needed_from: d.needed_from,
-            needed_by: d.needed_by,
-            status: "active".into(),
-            context_l0_routing: Value::Object(c.context_l0_routing),
-            context_l1_common: Value::Object(c.context_l1_common),
-            context_l2_specific: Value::Object(c.context_l2_specific),
-            context_l2_available_features: c.context_l2_available_features,
-            source_ref,
-            title_key,
-            field_evidence: evidence,
-        };
-        requests::insert(conn, id, &write, entry.agent_id).await?;
-    }
+    let write = OfferWrite {
+        principal_id: None,
+        contact_agent_id: None,
+        side: OfferSide {
+            parent_entity_id: d.parent_entity_id,
+            offer_type: d.offer_type,
+            amount: d.amount,
+            availability_status: d.availability_status.filter(|_| t.has_availability),
+            window,
+        },
+        title: d.title,
+        description: c.description,
+        categories: union_strings(&[], &c.categories),
+        link_urls: Value::Array(union_link_urls(&[], &c.link_urls)),
+        currency_code: d.currency_code,
+        location_lat: entry.latitude,
+        location_lng: entry.longitude,
+        address_text: c.address_text,
+        city: c.city,
+        country_code: c.country_code,
+        status: "active".into(),
+        context_l0_routing: Value::Object(c.context_l0_routing),
+        context_l1_common: Value::Object(c.context_l1_common),
+        context_l2_specific: Value::Object(c.context_l2_specific),
+        context_l2_available_features: c.context_l2_available_features,
+        source_ref,
+        title_key,
+        field_evidence: evidence,
+    };
+    offers::insert(conn, t, id, &write, entry.agent_id).await?;
     Ok(Decision::linked(
         table,
         id,
@@ -244,160 +248,127 @@ async fn merge(
     d: OfferDraft,
     meta: Value,
 ) -> AppResult<Decision> {
+    let changed = if table == CanonicalTable::Listings {
+        merge_into::<Listing>(conn, entry, id, d).await?
+    } else {
+        merge_into::<CanonicalRequest>(conn, entry, id, d).await?
+    };
+    Ok(match changed {
+        Some(changed) => Decision::merged(table, id, entry, changed, &meta),
+        None => Decision::rejected(&format!(
+            "the target {} does not exist",
+            if table == CanonicalTable::Listings {
+                "listing"
+            } else {
+                "request"
+            }
+        )),
+    })
+}
+
+/// Merges the draft into the locked record; `None` when the record does not exist.
+async fn merge_into<R: OfferRecord>(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    id: Uuid,
+    d: OfferDraft,
+) -> AppResult<Option<Vec<String>>> {
+    let t = &R::TABLE;
+    let Some(locked) = offers::get_for_update::<R>(conn, id).await? else {
+        return Ok(None);
+    };
     let intent = if entry.entry_intent == EntryIntent::Correct {
         MergeIntent::Correct
     } else {
         MergeIntent::Observe
     };
     let point = Some((entry.latitude, entry.longitude));
+    let incoming = incoming_window(t.kind, entry, &d);
+    let [from_field, to_field] = window_fields(t.kind);
+    let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
+    let (side, o) = locked.record.into_parts();
     let c = d.common;
-    let changed = if table == CanonicalTable::Listings {
-        let Some(locked) = listings::get_for_update(conn, id).await? else {
-            return Ok(Decision::rejected("the target listing does not exist"));
-        };
-        let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
-        let l = locked.record;
-        let location = m.required(
-            "location",
-            (l.core.location_lat, l.core.location_lng),
-            point,
-        );
-        let mut write = listings::ListingWrite {
-            principal_id: l.core.principal_id,
-            provider_entity_id: m.optional(
-                "parent_entity_id",
-                l.provider_entity_id,
-                d.parent_entity_id,
-            ),
-            contact_agent_id: l.core.contact_agent_id,
-            listing_type: m.required("offer_type", l.listing_type, Some(d.offer_type)),
-            title: m.required("title", l.core.title, Some(d.title)),
-            description: m.optional("description", l.core.description, c.description),
-            categories: m.strings("categories", l.core.categories, &c.categories),
-            link_urls: Value::Array(m.links(
-                "link_urls",
-                links_json(&l.core.link_urls),
-                &c.link_urls,
-            )),
-            price_amount: m.optional("amount", l.price_amount, d.amount),
-            currency_code: m.optional("currency_code", l.core.currency_code, d.currency_code),
-            availability_status: m.optional(
-                "availability_status",
-                l.availability_status,
-                d.availability_status,
-            ),
-            location_lat: location.0,
-            location_lng: location.1,
-            address_text: m.optional("address_text", l.core.address_text, c.address_text),
-            city: m.optional("city", l.core.city, c.city),
-            country_code: m.optional("country_code", l.core.country_code, c.country_code),
-            valid_from: m.optional(
-                "valid_from",
-                l.valid_from_tstamp_utc,
-                entry.valid_from_tstamp_utc,
-            ),
-            valid_to: m.optional("valid_to", l.valid_to_tstamp_utc, entry.valid_to_tstamp_utc),
-            status: l.core.status,
-            context_l0_routing: m.layer(
-                "context_l0_routing",
-                l.core.context_l0_routing,
-                &c.context_l0_routing,
-            ),
-            context_l1_common: m.layer(
-                "context_l1_common",
-                l.core.context_l1_common,
-                &c.context_l1_common,
-            ),
-            context_l2_specific: m.layer(
-                "context_l2_specific",
-                l.core.context_l2_specific,
-                &c.context_l2_specific,
-            ),
-            context_l2_available_features: m.strings(
-                "context_l2_available_features",
-                l.core.context_l2_available_features,
-                &c.context_l2_available_features,
-            ),
-            source_ref: locked.source_ref,
-            title_key: String::new(),
-            field_evidence: Value::Null,
-        };
-        let changed = m.changed().to_vec();
-        write.title_key = normalize::title_key(&write.title);
-        write.field_evidence = m.into_evidence();
-        if !changed.is_empty() {
-            listings::update(conn, id, &write).await?;
-        }
-        changed
+    let location = m.required("location", (o.location_lat, o.location_lng), point);
+    let parent_entity_id = m.optional(
+        "parent_entity_id",
+        side.parent_entity_id,
+        d.parent_entity_id,
+    );
+    let offer_type = m.required("offer_type", side.offer_type, Some(d.offer_type));
+    let title = m.required("title", o.title, Some(d.title));
+    let description = m.optional("description", o.description, c.description);
+    let categories = m.strings("categories", o.categories, &c.categories);
+    let link_urls = Value::Array(m.links("link_urls", links_json(&o.link_urls), &c.link_urls));
+    let amount = m.optional("amount", side.amount, d.amount);
+    let currency_code = m.optional("currency_code", o.currency_code, d.currency_code);
+    let availability_status = if t.has_availability {
+        m.optional(
+            "availability_status",
+            side.availability_status,
+            d.availability_status,
+        )
     } else {
-        let Some(locked) = requests::get_for_update(conn, id).await? else {
-            return Ok(Decision::rejected("the target request does not exist"));
-        };
-        let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
-        let r = locked.record;
-        let location = m.required(
-            "location",
-            (r.core.location_lat, r.core.location_lng),
-            point,
-        );
-        let mut write = requests::RequestWrite {
-            principal_id: r.core.principal_id,
-            requester_entity_id: m.optional(
-                "parent_entity_id",
-                r.requester_entity_id,
-                d.parent_entity_id,
-            ),
-            contact_agent_id: r.core.contact_agent_id,
-            request_type: m.required("offer_type", r.request_type, Some(d.offer_type)),
-            title: m.required("title", r.core.title, Some(d.title)),
-            description: m.optional("description", r.core.description, c.description),
-            categories: m.strings("categories", r.core.categories, &c.categories),
-            link_urls: Value::Array(m.links(
-                "link_urls",
-                links_json(&r.core.link_urls),
-                &c.link_urls,
-            )),
-            budget_amount: m.optional("amount", r.budget_amount, d.amount),
-            currency_code: m.optional("currency_code", r.core.currency_code, d.currency_code),
-            location_lat: location.0,
-            location_lng: location.1,
-            address_text: m.optional("address_text", r.core.address_text, c.address_text),
-            city: m.optional("city", r.core.city, c.city),
-            country_code: m.optional("country_code", r.core.country_code, c.country_code),
-            needed_from: m.optional("needed_from", r.needed_from_tstamp_utc, d.needed_from),
-            needed_by: m.optional("needed_by", r.needed_by_tstamp_utc, d.needed_by),
-            status: r.core.status,
-            context_l0_routing: m.layer(
-                "context_l0_routing",
-                r.core.context_l0_routing,
-                &c.context_l0_routing,
-            ),
-            context_l1_common: m.layer(
-                "context_l1_common",
-                r.core.context_l1_common,
-                &c.context_l1_common,
-            ),
-            context_l2_specific: m.layer(
-                "context_l2_specific",
-                r.core.context_l2_specific,
-                &c.context_l2_specific,
-            ),
-            context_l2_available_features: m.strings(
-                "context_l2_available_features",
-                r.core.context_l2_available_features,
-                &c.context_l2_available_features,
-            ),
-            source_ref: locked.source_ref,
-            title_key: String::new(),
-            field_evidence: Value::Null,
-        };
-        let changed = m.changed().to_vec();
-        write.title_key = normalize::title_key(&write.title);
-        write.field_evidence = m.into_evidence();
-        if !changed.is_empty() {
-            requests::update(conn, id, &write).await?;
-        }
-        changed
+        None
     };
-    Ok(Decision::merged(table, id, entry, changed, &meta))
+    let address_text = m.optional("address_text", o.address_text, c.address_text);
+    let city = m.optional("city", o.city, c.city);
+    let country_code = m.optional("country_code", o.country_code, c.country_code);
+    let window = [
+        m.optional(from_field, side.window[0], incoming[0]),
+        m.optional(to_field, side.window[1], incoming[1]),
+    ];
+    let write = OfferWrite {
+        principal_id: o.principal_id,
+        contact_agent_id: o.contact_agent_id,
+        side: OfferSide {
+            parent_entity_id,
+            offer_type,
+            amount,
+            availability_status,
+            window,
+        },
+        title_key: normalize::title_key(&title),
+        title,
+        description,
+        categories,
+        link_urls,
+        currency_code,
+        location_lat: location.0,
+        location_lng: location.1,
+        address_text,
+        city,
+        country_code,
+        status: o.status,
+        context_l0_routing: m.layer(
+            "context_l0_routing",
+            o.context_l0_routing,
+            &c.context_l0_routing,
+        ),
+        context_l1_common: m.layer(
+            "context_l1_common",
+            o.context_l1_common,
+            &c.context_l1_common,
+        ),
+        context_l2_specific: m.layer(
+            "context_l2_specific",
+            o.context_l2_specific,
+            &c.context_l2_specific,
+        ),
+        context_l2_available_features: m.strings(
+            "context_l2_available_features",
+            o.context_l2_available_features,
+            &c.context_l2_available_features,
+        ),
+        source_ref: locked.source_ref,
+        field_evidence: Value::Null,
+    };
+    let changed = m.changed().to_vec();
+    let write = OfferWrite {
+        field_evidence: m.into_evidence(),
+        ..write
+    };
+    if !changed.is_empty() {
+        offers::update(conn, t, id, &write).await?;
+    }
+    Ok(Some(changed))
 }
