@@ -6,7 +6,9 @@
 //!
 //! This module only declares shapes: no SQL, no I/O, no resolver. Deriving a transport's traits
 //! here is allowed; naming its runtime (`Context`, handlers, routers) is not
-//! (`tests/api/architecture.rs`).
+//! (`tests/api/architecture.rs`). That test reads line by line, so a `derive(...)` naming
+//! async_graphql stays on one line: `FromRow` and `ToSchema` are imported by name to keep it within
+//! rustfmt's width (rustfmt merges adjacent derives, so splitting them does not help).
 
 pub mod agents;
 pub mod canonical;

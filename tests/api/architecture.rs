@@ -121,3 +121,57 @@ fn sql_lives_in_the_database_layer() {
         }
     }
 }
+
+/// The record is the GraphQL object: `graphql/` adds edges with `#[ComplexObject]` and never wraps
+/// a record in a newtype (`struct EntityNode(pub Entity)`) to re-expose its fields by hand.
+#[test]
+fn graphql_declares_no_newtype_wrapper_around_a_record() {
+    let mut records = Vec::new();
+    for file in files_under("records") {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("pub struct ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                records.push(name);
+            }
+        }
+    }
+    assert!(
+        records.iter().any(|r| r == "Entity"),
+        "records: {records:?}"
+    );
+    for file in files_under("graphql") {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("Node(pub "),
+                "{} wraps a record: {line}",
+                file.display()
+            );
+            let Some(start) = line.find("struct ") else {
+                continue;
+            };
+            let Some(open) = line[start..].find('(') else {
+                continue;
+            };
+            let inner = line[start + open + 1..]
+                .trim_start_matches("pub ")
+                .split([')', ',', '<'])
+                .next()
+                .unwrap_or("")
+                .rsplit("::")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            assert!(
+                !records.contains(&inner),
+                "{} declares a newtype around the record {inner}: {line}",
+                file.display()
+            );
+        }
+    }
+}
