@@ -2,6 +2,7 @@
 pub mod decimal;
 pub mod enums;
 pub mod handle;
+pub mod json;
 pub mod paging;
 pub mod validation;
 

@@ -2,16 +2,12 @@
 
 use super::loaders::PrincipalLoader;
 use super::{ctx_parts, paging};
-use crate::domain::{AgentStatus, AgentType};
-use crate::records::agents::{Agent, ApiKey, Principal};
+use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
 use crate::records::entries::SpaceTimeEntry;
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
-use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result, SimpleObject};
-use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use async_graphql::{ComplexObject, Context, Object, Result, SimpleObject};
 use uuid::Uuid;
 
 /// Graph edges of an agent.
@@ -64,49 +60,6 @@ pub struct AccessToken {
     pub expires_in: u64,
 }
 
-/// Fields of a new agent (the same as the REST registration body).
-#[derive(InputObject)]
-pub struct AgentCreateInput {
-    pub principal_id: Option<Uuid>,
-    pub agent_type: AgentType,
-    pub display_name: String,
-    pub agent_handle: Option<String>,
-    pub description: Option<String>,
-    pub status: Option<AgentStatus>,
-    pub score_trust: Option<Decimal>,
-    pub score_reputation: Option<Decimal>,
-    pub truth_certificate_amount_gbp: Option<Decimal>,
-    pub capabilities: Option<Json<Map<String, Value>>>,
-    pub metadata: Option<Json<Map<String, Value>>>,
-}
-
-impl From<AgentCreateInput> for agents::AgentCreate {
-    fn from(i: AgentCreateInput) -> Self {
-        use crate::domain::DecimalInput;
-        agents::AgentCreate {
-            principal_id: i.principal_id,
-            agent_type: i.agent_type,
-            display_name: i.display_name,
-            agent_handle: i.agent_handle,
-            description: i.description,
-            status: i.status,
-            score_trust: i.score_trust.map(DecimalInput),
-            score_reputation: i.score_reputation.map(DecimalInput),
-            truth_certificate_amount_gbp: i.truth_certificate_amount_gbp.map(DecimalInput),
-            capabilities: i.capabilities.map(|m| m.0),
-            metadata: i.metadata.map(|m| m.0),
-        }
-    }
-}
-
-/// Options of a new API key.
-#[derive(InputObject, Default)]
-pub struct ApiKeyCreateInput {
-    /// Defaults to ["space_time_entries:write"].
-    pub scopes: Option<Vec<String>>,
-    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
-}
-
 #[derive(Default)]
 pub struct AgentQuery;
 
@@ -153,19 +106,19 @@ pub struct AgentMutation;
 #[Object]
 impl AgentMutation {
     /// Creates an agent without issuing a key (same as POST /api/v1/agents).
-    async fn create_agent(&self, ctx: &Context<'_>, input: AgentCreateInput) -> Result<Agent> {
+    async fn create_agent(&self, ctx: &Context<'_>, input: AgentCreate) -> Result<Agent> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(agents::create(state, rctx, input.into(), &["input"]).await?)
+        Ok(agents::create(state, rctx, input, &["input"]).await?)
     }
 
     /// Registers an agent and issues its first API key (same as POST /api/v1/agents/register).
     async fn register_agent(
         &self,
         ctx: &Context<'_>,
-        input: AgentCreateInput,
+        input: AgentCreate,
     ) -> Result<AgentRegistration> {
         let (state, rctx) = ctx_parts(ctx);
-        let r = agents::register(state, rctx, input.into(), &["input"]).await?;
+        let r = agents::register(state, rctx, input, &["input"]).await?;
         Ok(AgentRegistration {
             agent: (r.agent),
             api_key: r.api_key,
@@ -177,14 +130,10 @@ impl AgentMutation {
     async fn create_api_key(
         &self,
         ctx: &Context<'_>,
-        input: Option<ApiKeyCreateInput>,
+        input: Option<ApiKeyCreate>,
     ) -> Result<ApiKeyCreated> {
         let (state, rctx) = ctx_parts(ctx);
-        let input = input.unwrap_or_default();
-        let body = api_keys::ApiKeyCreate {
-            scopes: input.scopes,
-            expires_at_tstamp_utc: input.expires_at_tstamp_utc,
-        };
+        let body = input.unwrap_or_default();
         let created = api_keys::create_mine(state, rctx, body, &["input"]).await?;
         Ok(ApiKeyCreated {
             api_key: created.api_key,

@@ -1,12 +1,10 @@
 //! Principal type, queries and mutations.
 
 use super::{ctx_parts, paging};
-use crate::domain::PrincipalType;
-use crate::records::agents::{Agent, Principal};
+use crate::records::agents::{Agent, Principal, PrincipalCreate};
 use crate::services::{agents, principals};
 use async_graphql::connection::Connection;
-use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
-use serde_json::{Map, Value};
+use async_graphql::{ComplexObject, Context, Object, Result};
 use uuid::Uuid;
 
 /// Graph edges of a principal.
@@ -23,32 +21,6 @@ impl Principal {
         let after_given = after.is_some();
         let page = agents::list_by_principal(state, self.id, paging::params(first, after)?).await?;
         Ok(paging::connection(page, |a| a.id, |a| a, after_given))
-    }
-}
-
-/// Fields of a new principal.
-#[derive(InputObject)]
-pub struct PrincipalCreateInput {
-    pub principal_type: PrincipalType,
-    pub display_name: String,
-    pub legal_name: Option<String>,
-    pub email: Option<String>,
-    pub phone: Option<String>,
-    pub website_url: Option<String>,
-    pub metadata: Option<Json<Map<String, Value>>>,
-}
-
-impl From<PrincipalCreateInput> for principals::PrincipalCreate {
-    fn from(i: PrincipalCreateInput) -> Self {
-        principals::PrincipalCreate {
-            principal_type: i.principal_type,
-            display_name: i.display_name,
-            legal_name: i.legal_name,
-            email: i.email,
-            phone: i.phone,
-            website_url: i.website_url,
-            metadata: i.metadata.map(|m| m.0),
-        }
     }
 }
 
@@ -86,9 +58,9 @@ impl PrincipalMutation {
     async fn create_principal(
         &self,
         ctx: &Context<'_>,
-        input: PrincipalCreateInput,
+        input: PrincipalCreate,
     ) -> Result<Principal> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(principals::create(state, rctx, input.into(), &["input"]).await?)
+        Ok(principals::create(state, rctx, input, &["input"]).await?)
     }
 }

@@ -1,9 +1,9 @@
 //! Principals, agents and API key metadata.
 
-use crate::domain::{AgentStatus, AgentType, ApiKeyStatus, PrincipalType};
+use crate::domain::{AgentStatus, AgentType, ApiKeyStatus, DecimalInput, PrincipalType};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::FromRow;
 use utoipa::ToSchema;
@@ -68,4 +68,88 @@ pub struct ApiKey {
     pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
     pub created_at_tstamp_utc: DateTime<Utc>,
     pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// Body of POST /api/v1/principals and the input of `createPrincipal`.
+#[derive(Debug, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+#[graphql(name = "PrincipalCreateInput")]
+pub struct PrincipalCreate {
+    pub principal_type: PrincipalType,
+    pub display_name: String,
+    #[serde(default)]
+    pub legal_name: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub phone: Option<String>,
+    #[serde(default)]
+    pub website_url: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::json::deserialize_object_option"
+    )]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+}
+
+/// Body of POST /api/v1/agents and POST /api/v1/agents/register (`AgentRegistrationCreate`), and
+/// the input of `createAgent` and `registerAgent`.
+#[derive(Debug, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+#[graphql(name = "AgentCreateInput")]
+pub struct AgentCreate {
+    #[serde(default)]
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    /// `^[a-z][a-z0-9_]{2,31}$`; generated from display_name when absent.
+    #[serde(default)]
+    pub agent_handle: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub status: Option<AgentStatus>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::decimal::deserialize_option"
+    )]
+    #[schema(value_type = Option<DecimalInput>)]
+    pub score_trust: Option<Decimal>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::decimal::deserialize_option"
+    )]
+    #[schema(value_type = Option<DecimalInput>)]
+    pub score_reputation: Option<Decimal>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::decimal::deserialize_option"
+    )]
+    #[schema(value_type = Option<DecimalInput>)]
+    pub truth_certificate_amount_gbp: Option<Decimal>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::json::deserialize_object_option"
+    )]
+    #[schema(value_type = Option<Object>)]
+    pub capabilities: Option<Value>,
+    #[serde(
+        default,
+        deserialize_with = "crate::domain::json::deserialize_object_option"
+    )]
+    #[schema(value_type = Option<Object>)]
+    pub metadata: Option<Value>,
+}
+
+/// Body of POST /api/v1/agents/me/api-keys and the input of `createApiKey`.
+#[derive(Debug, Default, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+#[graphql(name = "ApiKeyCreateInput")]
+pub struct ApiKeyCreate {
+    /// Defaults to `["space_time_entries:write"]`. Known scopes: `space_time_entries:write`, `admin`.
+    #[serde(default)]
+    pub scopes: Option<Vec<String>>,
+    #[serde(default)]
+    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
 }

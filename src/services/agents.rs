@@ -3,45 +3,16 @@
 use super::api_keys::{self, ApiKeyCreated};
 use crate::ctx::Ctx;
 use crate::db::agents::{self as db, Agent, AgentPublic, NewAgent};
-use crate::domain::decimal::DecimalInput;
 use crate::domain::handle::{generate_handle, is_valid_handle};
+use crate::domain::json::{check_object, object_or_empty};
 use crate::domain::validation::is_unit_interval;
-use crate::domain::{AgentStatus, AgentType, ListParams, Page, Violations, scopes};
+use crate::domain::{AgentStatus, ListParams, Page, Violations, scopes};
 use crate::error::{AppError, AppResult};
+pub use crate::records::agents::AgentCreate;
 use crate::state::AppState;
 use rust_decimal::Decimal;
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde::Serialize;
 use uuid::Uuid;
-
-/// Body of POST /api/v1/agents and POST /api/v1/agents/register (`AgentRegistrationCreate`).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AgentCreate {
-    #[serde(default)]
-    pub principal_id: Option<Uuid>,
-    pub agent_type: AgentType,
-    pub display_name: String,
-    /// `^[a-z][a-z0-9_]{2,31}$`; generated from display_name when absent.
-    #[serde(default)]
-    pub agent_handle: Option<String>,
-    #[serde(default)]
-    pub description: Option<String>,
-    #[serde(default)]
-    pub status: Option<AgentStatus>,
-    #[serde(default)]
-    pub score_trust: Option<DecimalInput>,
-    #[serde(default)]
-    pub score_reputation: Option<DecimalInput>,
-    #[serde(default)]
-    pub truth_certificate_amount_gbp: Option<DecimalInput>,
-    #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub capabilities: Option<Map<String, Value>>,
-    #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Map<String, Value>>,
-}
 
 /// Response of POST /api/v1/agents/register: the raw key appears here once and never again.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -70,7 +41,7 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     ] {
         if let Some(d) = value {
             v.check(
-                is_unit_interval(&d.0),
+                is_unit_interval(&d),
                 field,
                 "must be between 0 and 1",
                 "range",
@@ -79,12 +50,14 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     }
     if let Some(amount) = input.truth_certificate_amount_gbp {
         v.check(
-            amount.0 >= Decimal::ZERO,
+            amount >= Decimal::ZERO,
             "truth_certificate_amount_gbp",
             "must not be negative",
             "range",
         );
     }
+    check_object(&mut v, "capabilities", &input.capabilities);
+    check_object(&mut v, "metadata", &input.metadata);
     v.into_result()?;
     let half = Decimal::new(5, 1);
     Ok(NewAgent {
@@ -96,13 +69,11 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
         display_name: input.display_name.trim().to_string(),
         description: input.description,
         status: input.status.unwrap_or(AgentStatus::Active),
-        score_trust: input.score_trust.map_or(half, |d| d.0),
-        score_reputation: input.score_reputation.map_or(half, |d| d.0),
-        truth_certificate_amount_gbp: input
-            .truth_certificate_amount_gbp
-            .map_or(Decimal::ZERO, |d| d.0),
-        capabilities: Value::Object(input.capabilities.unwrap_or_default()),
-        metadata: Value::Object(input.metadata.unwrap_or_default()),
+        score_trust: input.score_trust.unwrap_or(half),
+        score_reputation: input.score_reputation.unwrap_or(half),
+        truth_certificate_amount_gbp: input.truth_certificate_amount_gbp.unwrap_or(Decimal::ZERO),
+        capabilities: object_or_empty(input.capabilities),
+        metadata: object_or_empty(input.metadata),
     })
 }
 

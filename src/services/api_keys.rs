@@ -5,22 +5,12 @@ use crate::ctx::Ctx;
 use crate::db::api_keys::{self as db, ApiKey, NewApiKey};
 use crate::domain::{AgentType, Violations, scopes};
 use crate::error::{AppError, AppResult};
+pub use crate::records::agents::ApiKeyCreate;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sqlx::PgConnection;
 use uuid::Uuid;
-
-/// Body of POST /api/v1/agents/me/api-keys.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ApiKeyCreate {
-    /// Defaults to `["space_time_entries:write"]`. Known scopes: `space_time_entries:write`, `admin`.
-    #[serde(default)]
-    pub scopes: Option<Vec<String>>,
-    #[serde(default)]
-    pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
-}
 
 /// Response of key creation: the raw key appears here once and never again.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

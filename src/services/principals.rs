@@ -3,31 +3,12 @@
 use super::validate;
 use crate::ctx::Ctx;
 use crate::db::principals::{self as db, NewPrincipal, Principal};
-use crate::domain::{ListParams, Page, PrincipalType, Violations};
+use crate::domain::json::{check_object, object_or_empty};
+use crate::domain::{ListParams, Page, Violations};
 use crate::error::{AppError, AppResult};
+pub use crate::records::agents::PrincipalCreate;
 use crate::state::AppState;
-use serde::Deserialize;
-use serde_json::{Map, Value};
 use uuid::Uuid;
-
-/// Body of POST /api/v1/principals.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PrincipalCreate {
-    pub principal_type: PrincipalType,
-    pub display_name: String,
-    #[serde(default)]
-    pub legal_name: Option<String>,
-    #[serde(default)]
-    pub email: Option<String>,
-    #[serde(default)]
-    pub phone: Option<String>,
-    #[serde(default)]
-    pub website_url: Option<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Map<String, Value>>,
-}
 
 pub async fn create(
     state: &AppState,
@@ -41,6 +22,7 @@ pub async fn create(
     validate::email(&mut v, "email", input.email.as_deref());
     validate::phone(&mut v, "phone", input.phone.as_deref());
     validate::http_url(&mut v, "website_url", input.website_url.as_deref());
+    check_object(&mut v, "metadata", &input.metadata);
     v.into_result()?;
     let principal = db::insert(
         &state.pool,
@@ -51,7 +33,7 @@ pub async fn create(
             email: input.email,
             phone: input.phone,
             website_url: input.website_url,
-            metadata: Value::Object(input.metadata.unwrap_or_default()),
+            metadata: object_or_empty(input.metadata),
         },
     )
     .await?;
