@@ -44,6 +44,10 @@ pub struct Config {
     #[arg(long, env = "STRS_ANON_WRITES_PER_MINUTE", default_value_t = 30)]
     pub anon_writes_per_minute: i32,
 
+    /// Messages one agent may send per hour (shared by all processes); 429 with Retry-After above.
+    #[arg(long, env = "STRS_MESSAGES_PER_HOUR", default_value_t = 120)]
+    pub messages_per_hour: i32,
+
     /// Run the background transformer worker in this process.
     #[arg(long, env = "STRS_TRANSFORMER_WORKER", default_value_t = true, action = clap::ArgAction::Set)]
     pub transformer_worker: bool,
@@ -75,6 +79,7 @@ impl Config {
             transformer_worker: false,
             transformer_loops: None,
             anon_writes_per_minute: 30,
+            messages_per_hour: 120,
         }
     }
 
@@ -99,6 +104,10 @@ impl Config {
         anyhow::ensure!(
             self.anon_writes_per_minute >= 1,
             "STRS_ANON_WRITES_PER_MINUTE must be at least 1"
+        );
+        anyhow::ensure!(
+            self.messages_per_hour >= 1,
+            "STRS_MESSAGES_PER_HOUR must be at least 1"
         );
         anyhow::ensure!(
             self.db_max_connections >= 1,

@@ -144,3 +144,11 @@ pub async fn reputation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Deci
         .fetch_optional(conn)
         .await
 }
+
+/// Which of `ids` name existing agents (references in messages, terms and signatures).
+pub async fn existing_ids(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("SELECT id FROM agents WHERE id = ANY($1)")
+        .bind(ids)
+        .fetch_all(conn)
+        .await
+}

@@ -2,12 +2,14 @@
 pub mod agents;
 pub mod api_keys;
 pub mod canonical;
+pub mod certificates;
 pub mod cluster;
 pub mod constraints;
 pub mod contributions;
 pub mod entities;
 pub mod entries;
 pub mod listings;
+pub mod messages;
 pub mod notes;
 pub mod offers;
 pub mod principals;
@@ -15,6 +17,8 @@ pub mod ranker;
 pub mod rate_limits;
 pub mod requests;
 pub mod signals;
+pub mod signatures;
+pub mod terms;
 pub mod transformer_runs;
 
 use sqlx::PgPool;

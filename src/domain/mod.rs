@@ -3,6 +3,7 @@ pub mod decimal;
 pub mod enums;
 pub mod handle;
 pub mod json;
+pub mod ledger;
 pub mod paging;
 pub mod validation;
 

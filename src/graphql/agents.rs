@@ -1,9 +1,14 @@
 //! Agent and API key types, queries and mutations.
 
+use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group};
 use super::loaders::PrincipalLoader;
 use super::{ctx_parts, paging};
 use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
+use crate::records::certificates::CommittedTrustCertificate;
 use crate::records::entries::SpaceTimeEntry;
+use crate::records::messages::Message;
+use crate::records::terms::{TransactionTerm, TransactionTermsSignature};
+use crate::services::messages::{Direction, MessageSelection};
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
@@ -34,6 +39,58 @@ impl Agent {
         let params = paging::params(first, after)?;
         let page = crate::services::entries::list(state, status, Some(self.id), params).await?;
         Ok(paging::connection(page, |e| e.id, |e| e, after_given))
+    }
+    /// Messages this agent sent, newest first: only for the agent itself (null for others).
+    async fn sent_messages(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Option<Connection<String, Message>>> {
+        let selection = MessageSelection {
+            direction: Direction::Sent,
+            ..Default::default()
+        };
+        super::messages::own_messages(ctx, self, selection, first, after).await
+    }
+    /// Messages this agent received, newest first: only for the agent itself (null for others).
+    async fn received_messages(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(default = false)] unread_only: bool,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Option<Connection<String, Message>>> {
+        let selection = MessageSelection {
+            direction: Direction::Received,
+            unread_only,
+            ..Default::default()
+        };
+        super::messages::own_messages(ctx, self, selection, first, after).await
+    }
+    /// Transaction terms this agent published that the caller may read, newest first (at most 100).
+    async fn transaction_terms(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+    ) -> Result<Vec<TransactionTerm>> {
+        load_group::<TermsByCreator, _>(ctx, self.id, first).await
+    }
+    /// Signatures this agent made on terms the caller may read, newest first (at most 100).
+    async fn signatures(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+    ) -> Result<Vec<TransactionTermsSignature>> {
+        load_group::<SignaturesBySigner, _>(ctx, self.id, first).await
+    }
+    /// Certificates this agent committed, newest first (at most 100).
+    async fn certificates(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+    ) -> Result<Vec<CommittedTrustCertificate>> {
+        load_group::<CertificatesByAgent, _>(ctx, self.id, first).await
     }
 }
 

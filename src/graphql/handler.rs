@@ -73,6 +73,7 @@ async fn execute(
     request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {
-    let request = super::loaders::attach(request, state, &ctx).data(ctx);
+    let request = super::loaders::attach(request, state, &ctx);
+    let request = super::dealing_loaders::attach(request, state, &ctx).data(ctx);
     Json(schema.execute(request).await).into_response()
 }

@@ -2,16 +2,20 @@
 
 mod agents;
 mod canonical;
+mod certificates;
+mod dealing_loaders;
 mod docs;
 mod entries;
 mod errors;
 mod feedback;
 pub mod handler;
 mod loaders;
+mod messages;
 mod paging;
 mod principals;
 mod processing;
 mod search;
+mod terms;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
@@ -27,6 +31,9 @@ pub struct Query(
     search::SearchQuery,
     feedback::FeedbackQuery,
     docs::DocsQuery,
+    messages::MessageQuery,
+    terms::TermsQuery,
+    certificates::CertificateQuery,
 );
 
 #[derive(MergedObject, Default)]
@@ -36,6 +43,9 @@ pub struct Mutation(
     entries::EntryMutation,
     processing::ProcessingMutation,
     feedback::FeedbackMutation,
+    messages::MessageMutation,
+    terms::TermsMutation,
+    certificates::CertificateMutation,
 );
 
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;

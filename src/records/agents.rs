@@ -45,6 +45,8 @@ pub struct Agent {
     pub score_trust: Decimal,
     /// 0 to 1.
     pub score_reputation: Decimal,
+    /// The sum of the agent's GBP committed trust certificates, kept by the service (other
+    /// currencies are not converted and do not count).
     pub truth_certificate_amount_gbp: Decimal,
     /// Supported entry types, source types and the like.
     #[schema(value_type = Object)]
@@ -126,6 +128,7 @@ pub struct AgentCreate {
         default,
         deserialize_with = "crate::domain::decimal::deserialize_option"
     )]
+    /// Kept by the service as the sum of the agent's GBP certificates: omit it or send 0.
     #[schema(value_type = Option<DecimalInput>)]
     pub truth_certificate_amount_gbp: Option<Decimal>,
     #[serde(

@@ -12,6 +12,9 @@
 
 pub mod agents;
 pub mod canonical;
+pub mod certificates;
 pub mod entries;
 pub mod feedback;
+pub mod messages;
 pub mod processing;
+pub mod terms;

@@ -3,16 +3,19 @@
 mod agents;
 mod api_keys;
 mod canonical;
+mod certificates;
 mod entries;
 mod error_response;
 pub mod extract;
 mod feedback;
 mod health;
+mod messages;
 mod multipart;
 mod principals;
 mod processing;
 mod public;
 mod search;
+mod terms;
 
 use crate::domain::ListParams;
 use crate::error::AppError;
@@ -115,6 +118,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(processing::rank_all))
         .routes(routes!(search::search))
         .merge(feedback_routes())
+        .merge(dealings_routes())
         .routes(routes!(public::index))
         .routes(routes!(public::catalogue))
         .routes(routes!(public::agent_doc))
@@ -129,6 +133,36 @@ fn feedback_routes() -> OpenApiRouter<AppState> {
         .layer(axum::extract::DefaultBodyLimit::max(
             feedback::MAX_FEEDBACK_BODY_BYTES,
         ))
+}
+
+/// Messages, terms, signatures and certificates: bodies sized to their longest valid content.
+fn dealings_routes() -> OpenApiRouter<AppState> {
+    use axum::extract::DefaultBodyLimit;
+    let messages = OpenApiRouter::new()
+        .routes(routes!(messages::send_message, messages::list_messages))
+        .routes(routes!(messages::get_message))
+        .routes(routes!(messages::mark_read))
+        .layer(DefaultBodyLimit::max(
+            crate::services::messages::MAX_BODY_BYTES,
+        ));
+    let terms = OpenApiRouter::new()
+        .routes(routes!(terms::create_term, terms::list_terms))
+        .routes(routes!(terms::get_term))
+        .layer(DefaultBodyLimit::max(
+            crate::services::terms::MAX_BODY_BYTES,
+        ));
+    let small_bodies = OpenApiRouter::new()
+        .routes(routes!(terms::sign_term, terms::list_signatures))
+        .routes(routes!(terms::get_signature))
+        .routes(routes!(
+            certificates::create_certificate,
+            certificates::list_certificates
+        ))
+        .routes(routes!(certificates::ledger_head))
+        .routes(routes!(certificates::get_certificate))
+        .routes(routes!(certificates::certificate_proof))
+        .layer(DefaultBodyLimit::max(feedback::MAX_FEEDBACK_BODY_BYTES * 2));
+    messages.merge(terms).merge(small_bodies)
 }
 
 /// Entry creation accepts multipart uploads up to 25 MiB; its JSON bodies keep the global limit.

@@ -50,10 +50,10 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     }
     if let Some(amount) = input.truth_certificate_amount_gbp {
         v.check(
-            amount >= Decimal::ZERO,
+            amount == Decimal::ZERO,
             "truth_certificate_amount_gbp",
-            "must not be negative",
-            "range",
+            "is the sum of the agent's GBP committed trust certificates, kept by the service: omit it or send 0",
+            "value_error",
         );
     }
     check_object(&mut v, "capabilities", &input.capabilities);
@@ -71,7 +71,7 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
         status: input.status.unwrap_or(AgentStatus::Active),
         score_trust: input.score_trust.unwrap_or(half),
         score_reputation: input.score_reputation.unwrap_or(half),
-        truth_certificate_amount_gbp: input.truth_certificate_amount_gbp.unwrap_or(Decimal::ZERO),
+        truth_certificate_amount_gbp: Decimal::ZERO,
         capabilities: object_or_empty(input.capabilities),
         metadata: object_or_empty(input.metadata),
     })

@@ -137,12 +137,22 @@ async fn an_unknown_principal_is_a_422_on_principal_id() {
 async fn decimal_scores_accept_numbers_and_strings() {
     let app = TestApp::new().await;
     let r = app
-        .post("/api/v1/agents", json!({"agent_type": "human", "display_name": "A", "score_trust": 0.75, "score_reputation": "0.25", "truth_certificate_amount_gbp": "100.50"}))
+        .post("/api/v1/agents", json!({"agent_type": "human", "display_name": "A", "score_trust": 0.75, "score_reputation": "0.25", "truth_certificate_amount_gbp": 0}))
         .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     assert_eq!(r.body["score_trust"], "0.75");
     assert_eq!(r.body["score_reputation"], "0.25");
-    assert_eq!(r.body["truth_certificate_amount_gbp"], "100.50");
+    assert_eq!(r.body["truth_certificate_amount_gbp"], "0");
+    let declared = app
+        .post("/api/v1/agents", json!({"agent_type": "human", "display_name": "B", "truth_certificate_amount_gbp": "100.50"}))
+        .await;
+    assert_eq!(
+        declared.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        declared.text
+    );
+    assert_eq!(locs(&declared.body), ["body.truth_certificate_amount_gbp"]);
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ mod agents;
 mod api_keys;
 mod architecture;
 mod attachments;
+mod dealings;
 mod entries;
 mod feedback;
 mod graphql_api;
