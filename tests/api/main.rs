@@ -7,6 +7,7 @@ mod api_keys;
 mod architecture;
 mod attachments;
 mod dealings;
+mod dealings_docs;
 mod entries;
 mod feedback;
 mod graphql_api;
