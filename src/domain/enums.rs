@@ -5,7 +5,7 @@
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema, async_graphql::Enum)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, async_graphql::Enum)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant),+
         }
@@ -22,6 +22,18 @@ macro_rules! string_enum {
                 [$($text),+].join(", ")
             }
         }
+
+        /// The OpenAPI schema lists the values as sent (the spec strings), not the variant names.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl std::str::FromStr for $name {
             type Err = String;
