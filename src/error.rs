@@ -32,8 +32,8 @@ impl From<usize> for LocPart {
 /// One item of a 422 body's `detail` array.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct FieldError {
-    /// Where the problem is: starts with `body`, `query` or `path`.
-    #[schema(value_type = Vec<Object>)]
+    /// Where the problem is: starts with `body`, `query` or `path`; then field names and array
+    /// indexes.
     pub loc: Vec<LocPart>,
     /// Human-readable explanation.
     pub msg: String,

@@ -1,7 +1,7 @@
 //! Messages, transaction terms, signatures and the certificate ledger: two- and three-agent
 //! scenarios through the real router (REST and GraphQL) over PostGIS.
 
-use crate::harness::{TestApp, locs};
+use crate::harness::{TestApp, assert_matches_openapi, locs};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 use spacetime_records::domain::ledger::{self, GENESIS_HASH};
@@ -617,5 +617,148 @@ async fn rest_and_graphql_show_the_same_terms_signatures_and_certificates() {
     assert_eq!(
         rest.body["content_sha256"],
         made.body["data"]["createTransactionTerm"]["contentSha256"]
+    );
+}
+
+#[tokio::test]
+async fn every_answer_of_these_routes_matches_its_openapi_schema() {
+    let app = TestApp::new().await;
+    let (a, ka) = app.register("Alice").await;
+    let (b, kb) = app.register("Bob").await;
+    let check = |method: &str, path: &str, r: &crate::harness::TestResponse| {
+        assert_matches_openapi(method, path, r.status, &r.body);
+    };
+    let empty_head = app
+        .get("/api/v1/committed-trust-certificates/ledger/head")
+        .await;
+    check(
+        "GET",
+        "/api/v1/committed-trust-certificates/ledger/head",
+        &empty_head,
+    );
+
+    let sent = app.post_as("/api/v1/messages", json!({"recipient_agent_id": b, "message_content": "hi", "attachments": [{"href": "https://x.example"}]}), &ka).await;
+    check("POST", "/api/v1/messages", &sent);
+    let id = sent.body["id"].as_str().unwrap();
+    check(
+        "POST",
+        "/api/v1/messages",
+        &app.post_as("/api/v1/messages", json!({"message_content": ""}), &ka)
+            .await,
+    );
+    check(
+        "POST",
+        "/api/v1/messages",
+        &app.post("/api/v1/messages", json!({})).await,
+    );
+    check(
+        "GET",
+        "/api/v1/messages",
+        &app.get_as("/api/v1/messages?unread_only=true", &kb).await,
+    );
+    check(
+        "GET",
+        "/api/v1/messages/{message_id}",
+        &app.get_as(&format!("/api/v1/messages/{id}"), &kb).await,
+    );
+    check(
+        "GET",
+        "/api/v1/messages/{message_id}",
+        &app.get_as(&format!("/api/v1/messages/{}", uuid::Uuid::now_v7()), &kb)
+            .await,
+    );
+    let read = app
+        .request(
+            "PATCH",
+            &format!("/api/v1/messages/{id}/read"),
+            None,
+            Some(&kb),
+        )
+        .await;
+    assert_eq!(read.status, StatusCode::OK);
+    check("PATCH", "/api/v1/messages/{message_id}/read", &read);
+
+    let t = app.post_as("/api/v1/transaction-terms", json!({"title": "T", "terms_text": "Text", "visibility": "private", "offered_to_agent_ids": [b], "currency_code": "GBP", "value_amount": 1.5, "valid_to_tstamp_utc": "2099-01-01T00:00:00Z"}), &ka).await;
+    check("POST", "/api/v1/transaction-terms", &t);
+    let tid = t.body["id"].as_str().unwrap();
+    check(
+        "GET",
+        "/api/v1/transaction-terms",
+        &app.get_as(
+            &format!("/api/v1/transaction-terms?created_by_agent_id={a}"),
+            &kb,
+        )
+        .await,
+    );
+    check(
+        "GET",
+        "/api/v1/transaction-terms/{transaction_term_id}",
+        &app.get_as(&format!("/api/v1/transaction-terms/{tid}"), &kb)
+            .await,
+    );
+    let s = app
+        .post_as(
+            "/api/v1/transaction-terms-signatures",
+            json!({"transaction_term_id": tid, "signature": "sig"}),
+            &kb,
+        )
+        .await;
+    check("POST", "/api/v1/transaction-terms-signatures", &s);
+    let sid = s.body["id"].as_str().unwrap();
+    check(
+        "POST",
+        "/api/v1/transaction-terms-signatures",
+        &app.post_as(
+            "/api/v1/transaction-terms-signatures",
+            json!({"transaction_term_id": tid, "signature": "sig"}),
+            &kb,
+        )
+        .await,
+    );
+    check(
+        "GET",
+        "/api/v1/transaction-terms-signatures",
+        &app.get_as("/api/v1/transaction-terms-signatures", &kb)
+            .await,
+    );
+    check(
+        "GET",
+        "/api/v1/transaction-terms-signatures/{signature_id}",
+        &app.get_as(&format!("/api/v1/transaction-terms-signatures/{sid}"), &kb)
+            .await,
+    );
+
+    let c = app.post_as("/api/v1/committed-trust-certificates", json!({"transaction_terms_signature_id": sid, "currency_code": "GBP", "value_amount": "2.50"}), &kb).await;
+    check("POST", "/api/v1/committed-trust-certificates", &c);
+    check("POST", "/api/v1/committed-trust-certificates", &app.post_as("/api/v1/committed-trust-certificates", json!({"transaction_terms_signature_id": sid, "currency_code": "GBP", "value_amount": 1}), &ka).await);
+    let cid = c.body["id"].as_str().unwrap();
+    check(
+        "GET",
+        "/api/v1/committed-trust-certificates",
+        &app.get("/api/v1/committed-trust-certificates?currency_code=GBP")
+            .await,
+    );
+    check(
+        "GET",
+        "/api/v1/committed-trust-certificates/{certificate_id}",
+        &app.get(&format!("/api/v1/committed-trust-certificates/{cid}"))
+            .await,
+    );
+    check(
+        "GET",
+        "/api/v1/committed-trust-certificates/{certificate_id}/proof",
+        &app.get(&format!("/api/v1/committed-trust-certificates/{cid}/proof"))
+            .await,
+    );
+    check(
+        "GET",
+        "/api/v1/committed-trust-certificates/ledger/head",
+        &app.get("/api/v1/committed-trust-certificates/ledger/head")
+            .await,
+    );
+    check(
+        "GET",
+        "/api/v1/agents/{agent_id}",
+        &app.get(&format!("/api/v1/agents/{b}")).await,
     );
 }

@@ -331,3 +331,37 @@ impl TestApp {
             .unwrap()
     }
 }
+
+/// The generated OpenAPI document as JSON, built once per test process.
+fn openapi_json() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| serde_json::to_value(app::openapi()).unwrap())
+}
+
+/// Fails unless `body` validates against the schema `/openapi.json` declares for the response of
+/// `method` `path` (the templated path, e.g. `/api/v1/messages/{message_id}`) with `status`.
+pub fn assert_matches_openapi(method: &str, path: &str, status: StatusCode, body: &Value) {
+    let pointer = format!(
+        "/paths/{}/{}/responses/{}/content/application~1json/schema",
+        path.replace('~', "~0").replace('/', "~1"),
+        method.to_lowercase(),
+        status.as_u16()
+    );
+    let mut schema = openapi_json().clone();
+    assert!(
+        schema.pointer(&pointer).is_some(),
+        "/openapi.json documents no JSON body for {method} {path} {status}"
+    );
+    // A URI fragment: braces of templated paths are percent-encoded.
+    let fragment = pointer.replace('{', "%7B").replace('}', "%7D");
+    schema["$ref"] = json!(format!("#{fragment}"));
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(body)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{method} {path} {status}: the body does not match its OpenAPI schema: {errors:?}\n{body}"
+    );
+}
