@@ -41,6 +41,18 @@ impl Ctx {
         Ok(actor)
     }
 
+    /// Messages, terms, signatures and certificates need an active agent (any scope): a paused
+    /// agent keeps its keys and can read, but makes no new statements.
+    pub fn require_active_agent(&self) -> AppResult<&Actor> {
+        let actor = self.require_actor()?;
+        if actor.agent_status == AgentStatus::Paused {
+            return Err(AppError::Forbidden(
+                "this agent is paused and cannot send, publish, sign or certify".into(),
+            ));
+        }
+        Ok(actor)
+    }
+
     pub fn require_scope(&self, scope: &str) -> AppResult<&Actor> {
         let actor = self.require_actor()?;
         if actor.scopes.iter().any(|s| s == scope) {

@@ -39,7 +39,7 @@ pub struct ProofQuery {
 #[utoipa::path(post, path = "/api/v1/committed-trust-certificates", tag = "committed_trust_certificates",
     security(("bearer" = [])), request_body = CommittedTrustCertificateCreate,
     responses((status = 201, body = CommittedTrustCertificate), (status = 401, body = ErrorBody),
-              (status = 403, description = "The referenced signature was made by another agent", body = ErrorBody),
+              (status = 403, description = "The referenced signature was made by another agent, or the agent is paused", body = ErrorBody),
               (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
               (status = 422, description = "Invalid fields, or no such signature the caller can see", body = ValidationErrorBody)))]
 pub async fn create_certificate(

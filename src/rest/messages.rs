@@ -27,7 +27,8 @@ pub struct MessageQuery {
 
 #[utoipa::path(post, path = "/api/v1/messages", tag = "messages", security(("bearer" = [])),
     request_body = MessageCreate,
-    responses((status = 201, body = Message), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+    responses((status = 201, body = Message), (status = 401, body = ErrorBody),
+              (status = 403, description = "The agent is paused", body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody),
               (status = 429, description = "Hourly send quota used up; see Retry-After", body = ErrorBody)))]
 pub async fn send_message(

@@ -38,7 +38,8 @@ pub struct SignatureQuery {
 
 #[utoipa::path(post, path = "/api/v1/transaction-terms", tag = "transaction_terms", security(("bearer" = [])),
     request_body = TransactionTermCreate,
-    responses((status = 201, body = TransactionTerm), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+    responses((status = 201, body = TransactionTerm), (status = 401, body = ErrorBody),
+              (status = 403, description = "The agent is paused", body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn create_term(
     State(state): State<AppState>,
@@ -80,6 +81,7 @@ pub async fn get_term(
 #[utoipa::path(post, path = "/api/v1/transaction-terms-signatures", tag = "transaction_terms", security(("bearer" = [])),
     request_body = TransactionTermsSignatureCreate,
     responses((status = 201, body = TransactionTermsSignature), (status = 401, body = ErrorBody),
+              (status = 403, description = "The agent is paused", body = ErrorBody),
               (status = 409, description = "The caller signed this term already; `existing_id` names that signature", body = ErrorBody),
               (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
               (status = 422, description = "Invalid fields, or a term that does not exist or is private to others", body = ValidationErrorBody)))]

@@ -64,7 +64,7 @@ pub async fn create(
     input: CommittedTrustCertificateCreate,
     loc: &[&str],
 ) -> AppResult<CommittedTrustCertificate> {
-    let agent = ctx.require_actor()?.agent_id;
+    let agent = ctx.require_active_agent()?.agent_id;
     let mut v = Violations::at(loc);
     validate(&input, &mut v);
     let metadata = check_metadata(input.metadata, &mut v);

@@ -95,7 +95,7 @@ pub async fn send(
     input: MessageCreate,
     loc: &[&str],
 ) -> AppResult<Message> {
-    let sender = ctx.require_actor()?.agent_id;
+    let sender = ctx.require_active_agent()?.agent_id;
     validate(&input, sender, loc)?;
     check_quota(state, sender).await?;
     let mut tx = state.pool.begin().await?;

@@ -103,7 +103,7 @@ pub async fn create_term(
     input: TransactionTermCreate,
     loc: &[&str],
 ) -> AppResult<TransactionTerm> {
-    let creator = ctx.require_actor()?.agent_id;
+    let creator = ctx.require_active_agent()?.agent_id;
     let mut v = Violations::at(loc);
     v.check_len(Some(&input.title), "title", 1, 300);
     let terms_text = canonical_terms_text(&input.terms_text);
@@ -232,7 +232,7 @@ pub async fn sign(
     input: TransactionTermsSignatureCreate,
     loc: &[&str],
 ) -> AppResult<TransactionTermsSignature> {
-    let signer = ctx.require_actor()?.agent_id;
+    let signer = ctx.require_active_agent()?.agent_id;
     let mut v = Violations::at(loc);
     let chars = input.signature.chars().count();
     v.check(

@@ -762,3 +762,51 @@ async fn every_answer_of_these_routes_matches_its_openapi_schema() {
         &app.get(&format!("/api/v1/agents/{b}")).await,
     );
 }
+
+#[tokio::test]
+async fn a_paused_agent_reads_but_sends_publishes_signs_and_certifies_nothing() {
+    let app = TestApp::new().await;
+    let (a, ka) = app.register("Pausable").await;
+    let (b, _) = app.register("Bob").await;
+    let sig = signed_term(&app, &ka).await;
+    let t = app
+        .get(&format!("/api/v1/transaction-terms-signatures/{sig}"))
+        .await
+        .body["transaction_term_id"]
+        .clone();
+    spacetime_records::services::agents::set_status(
+        &app.state,
+        a,
+        spacetime_records::domain::AgentStatus::Paused,
+    )
+    .await
+    .map_err(|e| e.public_message())
+    .unwrap();
+    let writes = [
+        (
+            "/api/v1/messages",
+            json!({"recipient_agent_id": b, "message_content": "hi"}),
+        ),
+        (
+            "/api/v1/transaction-terms",
+            json!({"title": "T", "terms_text": "x"}),
+        ),
+        (
+            "/api/v1/transaction-terms-signatures",
+            json!({"transaction_term_id": t, "signature": "s"}),
+        ),
+        (
+            "/api/v1/committed-trust-certificates",
+            json!({"transaction_terms_signature_id": sig, "currency_code": "GBP", "value_amount": 1}),
+        ),
+    ];
+    for (path, body) in writes {
+        let r = app.post_as(path, body, &ka).await;
+        assert_eq!(r.status, StatusCode::FORBIDDEN, "{path}: {}", r.text);
+        assert!(r.body["detail"].as_str().unwrap().contains("paused"));
+    }
+    assert_eq!(
+        app.get_as("/api/v1/messages", &ka).await.status,
+        StatusCode::OK
+    );
+}
