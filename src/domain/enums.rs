@@ -128,6 +128,16 @@ string_enum!(SignalType {
     BoostConfidence => "boost_confidence", ReduceConfidence => "reduce_confidence",
 });
 
+string_enum!(
+    /// How much a finding of a draft evaluation weighs: `blocking` means "do not post it as is".
+    FindingSeverity { Blocking => "blocking", Warning => "warning" }
+);
+
+string_enum!(
+    /// The overall judgement of a draft entry against its context rubric.
+    UsefulnessVerdict { Useful => "useful", NeedsWork => "needs_work", NotUseful => "not_useful" }
+);
+
 /// Scopes an API key can carry. `admin` guards the internal transformer and ranker operations.
 pub mod scopes {
     pub const ENTRIES_WRITE: &str = "space_time_entries:write";

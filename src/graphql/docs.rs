@@ -1,7 +1,10 @@
 //! Context rubrics and agent documentation, the same as the public REST documentation routes.
 
-use crate::services::docs;
-use async_graphql::{Json, Object, Result};
+use super::entries::SpaceTimeEntryInput;
+use crate::records::evaluation::RubricEvaluation;
+use crate::services::{docs, evaluation};
+use crate::state::AppState;
+use async_graphql::{Context, Json, Object, Result};
 
 #[derive(Default)]
 pub struct DocsQuery;
@@ -22,5 +25,24 @@ impl DocsQuery {
     /// An agent documentation page (Markdown), by slug; null for an unknown slug.
     async fn agent_doc(&self, slug: String) -> Result<Option<String>> {
         super::found(docs::agent_doc(&slug)).map_err(Into::into)
+    }
+
+    /// Judges a draft entry against the context rubric of its type (entity, listing or request)
+    /// without storing anything: criteria met, missing minimum context, anti-patterns with fixes.
+    async fn evaluate_entry_draft(
+        &self,
+        ctx: &Context<'_>,
+        draft: SpaceTimeEntryInput,
+    ) -> Result<RubricEvaluation> {
+        let state = ctx.data_unchecked::<AppState>();
+        let entry_type = draft.entry_type.as_str();
+        Ok(evaluation::evaluate_draft(
+            state,
+            entry_type,
+            draft.into(),
+            &["draft", "entryType"],
+            &["draft"],
+        )
+        .await?)
     }
 }

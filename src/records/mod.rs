@@ -14,6 +14,7 @@ pub mod agents;
 pub mod canonical;
 pub mod certificates;
 pub mod entries;
+pub mod evaluation;
 pub mod feedback;
 pub mod messages;
 pub mod processing;

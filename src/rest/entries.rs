@@ -1,12 +1,14 @@
 //! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
 
-use super::extract::{Auth, UuidPath, ValidQuery, parse_json, read_body};
+use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json, read_body};
 use super::{Created, ErrorBody, ValidationErrorBody, multipart};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{EntryStatus, ListParams};
 use crate::error::AppError;
+use crate::records::evaluation::RubricEvaluation;
 use crate::services::docs::{self, ContextRubric, ContextRubricIndex};
 use crate::services::entries::{self, EntryCreate};
+use crate::services::evaluation;
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::{Path, Request, State};
@@ -101,6 +103,27 @@ pub async fn rubric_index() -> Json<ContextRubricIndex> {
     responses((status = 200, body = ContextRubric), (status = 422, body = ValidationErrorBody)))]
 pub async fn rubric(Path(entry_type): Path<String>) -> Result<Json<ContextRubric>, AppError> {
     docs::rubric(&entry_type, &["path", "entry_type"]).map(Json)
+}
+
+#[utoipa::path(post, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}/evaluate", tag = "space-time-entries",
+    params(("entry_type" = String, Path, description = "entity, listing or request")),
+    request_body(content = EntryCreate, description = "The draft: the same body as a post of the entry; nothing is stored"),
+    responses((status = 200, body = RubricEvaluation), (status = 413, body = ErrorBody),
+              (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn evaluate_draft(
+    State(state): State<AppState>,
+    Path(entry_type): Path<String>,
+    ValidJson(draft): ValidJson<EntryCreate>,
+) -> Result<Json<RubricEvaluation>, AppError> {
+    evaluation::evaluate_draft(
+        &state,
+        &entry_type,
+        draft,
+        &["path", "entry_type"],
+        &["body"],
+    )
+    .await
+    .map(Json)
 }
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries/agent-guide", tag = "space-time-entries",

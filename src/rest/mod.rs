@@ -103,6 +103,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(entries::get_entry))
         .routes(routes!(entries::rubric_index))
         .routes(routes!(entries::rubric))
+        .routes(routes!(entries::evaluate_draft))
         .routes(routes!(entries::agent_guide))
         .routes(routes!(entries::get_attachment))
         .routes(routes!(canonical::list_entities))

@@ -71,7 +71,7 @@ pub struct Upload {
     pub bytes: bytes::Bytes,
 }
 
-fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> AppResult<NewEntry> {
+pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> AppResult<NewEntry> {
     let mut v = Violations::at(loc);
     let latitude = input.latitude.to_f64();
     let longitude = input.longitude.to_f64();

@@ -7,6 +7,7 @@ pub mod canonical;
 pub mod certificates;
 pub mod docs;
 pub mod entries;
+pub mod evaluation;
 pub mod health;
 pub mod messages;
 pub mod notes;

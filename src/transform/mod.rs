@@ -15,6 +15,7 @@
 //! - [`extract`] reads an entry's `context` into the draft of a record.
 //! - [`fields`] applies merge verdicts field by field and keeps per-field evidence.
 //! - [`ranker`] computes a record's scores.
+//! - [`usefulness`] judges a draft entry against its context rubric before it is posted.
 
 pub mod extract;
 pub mod fields;
@@ -22,6 +23,7 @@ pub mod matching;
 pub mod merge;
 pub mod normalize;
 pub mod ranker;
+pub mod usefulness;
 
 pub const TRANSFORMER_NAME: &str = "SpaceTimeEntryTransformer";
 /// Stored with what the transformer produces so a record can be traced to

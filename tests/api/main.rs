@@ -9,6 +9,7 @@ mod attachments;
 mod dealings;
 mod dealings_docs;
 mod entries;
+mod evaluation;
 mod feedback;
 mod graphql_api;
 mod graphql_documents;
