@@ -98,10 +98,13 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
-    rest::router().routes(routes!(
-        graphql::handler::graphql_get,
-        graphql::handler::graphql_post
-    ))
+    rest::router()
+        .routes(routes!(
+            graphql::handler::graphql_get,
+            graphql::handler::graphql_post
+        ))
+        .routes(routes!(crate::web::api_docs::index))
+        .routes(routes!(crate::web::api_docs::guide))
 }
 
 pub fn build_router(state: AppState) -> Router {
@@ -111,9 +114,11 @@ pub fn build_router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = Duration::from_secs(state.config.request_timeout_secs);
     let body_limit = state.config.max_body_bytes;
+    let docs_pages = crate::web::api_docs::pages(&openapi);
     api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
         .fallback(|| async { AppError::NotFound("route").into_response() })
         .layer(Extension(schema))
+        .layer(Extension(docs_pages))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))

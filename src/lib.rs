@@ -14,6 +14,7 @@
 //! - `services` every operation once; REST and GraphQL are adapters over these
 //! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
+//! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
 
 pub mod app;
@@ -31,3 +32,4 @@ pub mod services;
 pub mod state;
 pub mod storage;
 pub mod transform;
+pub mod web;

@@ -3,6 +3,7 @@
 mod harness;
 
 mod agents;
+mod api_docs;
 mod api_keys;
 mod architecture;
 mod attachments;
