@@ -83,9 +83,9 @@ fn render(openapi: &utoipa::openapi::OpenApi) -> Pages {
         .iter()
         .map(|slug| format!("<li><a href=\"/api-docs/guides/{slug}\">{slug}</a></li>"))
         .collect();
-    let mut nav = format!(
+    let mut nav = String::from(
         "<ul><li><a href=\"#quick-start\">Quick start</a></li><li><a href=\"#guides\">Guides</a></li>\
-         <li><a href=\"#graphql\">GraphQL</a></li><li><a href=\"#mcp\">MCP</a></li><li><a href=\"#reference\">Reference</a><ul>"
+         <li><a href=\"#graphql\">GraphQL</a></li><li><a href=\"#mcp\">MCP</a></li><li><a href=\"#reference\">Reference</a><ul>",
     );
     for (tag, ops) in &groups {
         nav.push_str(&format!(
