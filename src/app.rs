@@ -115,8 +115,10 @@ pub fn build_router(state: AppState) -> Router {
     let timeout = Duration::from_secs(state.config.request_timeout_secs);
     let body_limit = state.config.max_body_bytes;
     let docs_pages = crate::web::api_docs::pages(&openapi);
+    let mcp = crate::mcp::router(state.clone());
     api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
         .fallback(|| async { AppError::NotFound("route").into_response() })
+        .merge(mcp)
         .layer(Extension(schema))
         .layer(Extension(docs_pages))
         .with_state(state)

@@ -61,6 +61,23 @@ pub struct Config {
     /// Lifetime of access tokens issued by POST /api/v1/agents/me/tokens, in seconds.
     #[arg(long, env = "STRS_ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
     pub access_token_ttl_secs: u64,
+
+    /// `Host` values the MCP endpoint answers (comma-separated hostnames or host:port); the
+    /// loopback names by default, which protects a local server from DNS rebinding. A public
+    /// deployment lists its own hostnames.
+    #[arg(
+        long,
+        env = "STRS_MCP_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        default_value = "localhost,127.0.0.1,::1"
+    )]
+    pub mcp_allowed_hosts: Vec<String>,
+
+    /// Browser origins allowed to call the MCP endpoint (comma-separated, with scheme, e.g.
+    /// `https://app.example.com:443`); empty by default: a request carrying any `Origin` is
+    /// refused (403), requests without one (every non-browser client) pass.
+    #[arg(long, env = "STRS_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 impl Config {
@@ -80,6 +97,8 @@ impl Config {
             transformer_loops: None,
             anon_writes_per_minute: 30,
             messages_per_hour: 120,
+            mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            mcp_allowed_origins: Vec::new(),
         }
     }
 

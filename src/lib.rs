@@ -14,6 +14,7 @@
 //! - `services` every operation once; REST and GraphQL are adapters over these
 //! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
+//! - `mcp`      the MCP endpoint: tools over the same services, docs and rubrics as resources
 //! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
 
@@ -25,6 +26,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod graphql;
+pub mod mcp;
 pub mod records;
 pub mod rest;
 pub mod search;

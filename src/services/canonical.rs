@@ -5,7 +5,7 @@ use crate::db::entities::{self, Entity};
 use crate::db::listings::Listing;
 use crate::db::offers;
 use crate::db::requests::CanonicalRequest;
-use crate::domain::{ListParams, Page};
+use crate::domain::{CanonicalTable, ListParams, Page};
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use uuid::Uuid;
@@ -126,4 +126,39 @@ pub async fn contributions_from(
     entries: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
     Ok(contributions::for_entries(&state.pool, entries).await?)
+}
+
+/// A canonical record with the link contributions that made it: the newest 100, oldest first
+/// (the full list pages through `contributions`).
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct RecordWithProvenance {
+    pub canonical_table: CanonicalTable,
+    pub record: super::search::CanonicalRecord,
+    pub contributions: Vec<LinkContribution>,
+}
+
+pub async fn with_provenance(
+    state: &AppState,
+    table: CanonicalTable,
+    id: Uuid,
+) -> AppResult<RecordWithProvenance> {
+    use super::search::CanonicalRecord;
+    let record = match table {
+        CanonicalTable::Entities => CanonicalRecord::Entity(entity(state, id).await?),
+        CanonicalTable::Listings => CanonicalRecord::Listing(listing(state, id).await?),
+        CanonicalTable::Requests => CanonicalRecord::Request(request(state, id).await?),
+    };
+    let filter = ContributionFilter {
+        target_canonical_table: Some(table),
+        target_canonical_id: Some(id),
+        space_time_entry_id: None,
+    };
+    let params = ListParams::new(Some(100), None, &["limit"])?;
+    let mut contributions = contributions(state, filter, params).await?.items;
+    contributions.sort_by_key(|c| c.created_at_tstamp_utc);
+    Ok(RecordWithProvenance {
+        canonical_table: table,
+        record,
+        contributions,
+    })
 }

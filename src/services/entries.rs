@@ -276,3 +276,20 @@ pub async fn attachment(state: &AppState, sha256: &str) -> AppResult<(String, Ve
         .ok_or(AppError::NotFound("attachment"))?;
     Ok((media_type, bytes))
 }
+
+/// An entry and what processing made of it: its status, reason and canonical record (on the
+/// entry), and the link contributions it caused.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct EntryWithContributions {
+    pub entry: SpaceTimeEntry,
+    pub contributions: Vec<crate::records::canonical::LinkContribution>,
+}
+
+pub async fn with_contributions(state: &AppState, id: Uuid) -> AppResult<EntryWithContributions> {
+    let entry = get(state, id).await?;
+    let contributions = super::canonical::contributions_from(state, &[id]).await?;
+    Ok(EntryWithContributions {
+        entry,
+        contributions,
+    })
+}
