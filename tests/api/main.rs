@@ -8,7 +8,7 @@ mod api_keys;
 mod architecture;
 mod attachments;
 mod dealings;
-mod dealings_docs;
+mod docs_examples;
 mod entries;
 mod evaluation;
 mod feedback;
