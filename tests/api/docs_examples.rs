@@ -120,7 +120,7 @@ fn parse_curl(line: &str) -> Call {
         }
     }
     if get {
-        query.extend(data.drain(..));
+        query.append(&mut data);
     }
     if !query.is_empty() {
         let sep = if call.uri.contains('?') { '&' } else { '?' };
