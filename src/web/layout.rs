@@ -65,7 +65,8 @@ code{font:.88em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;backgro
 pre{background:var(--code);padding:.8rem;border-radius:6px;overflow-x:auto}
 pre code{padding:0;background:none}
 .table{overflow-x:auto}
-table{border-collapse:collapse;margin:.6rem 0;font-size:.92rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.92rem;display:block;max-width:100%;overflow-x:auto}
+main p,main li,main td{overflow-wrap:anywhere}
 th,td{border:1px solid var(--line);padding:.3rem .55rem;text-align:left;vertical-align:top}
 th{background:#f0f3f6}
 .op{border:1px solid var(--line);border-radius:8px;padding:.2rem 1rem 1rem;margin:1.2rem 0}
