@@ -56,29 +56,6 @@ fn out<T: Serialize>(value: T) -> AppResult<Value> {
     serde_json::to_value(value).map_err(AppError::internal)
 }
 
-/// Search arguments: the query parameters of `GET /api/v1/search`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchArgs {
-    /// 1 to 200 characters: names, titles, categories, city. Misspellings are corrected.
-    pub query: String,
-    /// With longitude: results carry distance_meters and can be limited by radius_meters.
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-    /// 1 to 100000; needs latitude and longitude.
-    pub radius_meters: Option<i64>,
-    /// entity, listing, request or mixed (default).
-    pub canonical_type: Option<String>,
-    /// e.g. `country_code:GB,city:Manchester,categories:plumber|heating`.
-    pub filters: Option<String>,
-    /// e.g. `phone,website_url`: only results having all of them.
-    pub response_must_include_dimensions: Option<String>,
-    /// 1 to 50, default 10.
-    pub max_results: Option<i64>,
-    /// relevance (default) or distance (needs a point).
-    pub sort: Option<String>,
-}
-
 /// Which canonical record.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -164,7 +141,7 @@ impl TitleOf for ToolAnnotations {
 
 pub fn catalogue() -> Vec<ToolDef> {
     vec![
-        tool::<SearchArgs>(
+        tool::<SearchInput>(
             "search_records",
             "Search canonical records",
             "Search the canonical entities, listings and requests by text, place and radius. Always search \
@@ -175,18 +152,7 @@ pub fn catalogue() -> Vec<ToolDef> {
             hints(true, false, true),
             |state, _ctx, value| {
                 Box::pin(async move {
-                    let a: SearchArgs = args(value)?;
-                    let input = SearchInput {
-                        query: Some(a.query),
-                        latitude: a.latitude,
-                        longitude: a.longitude,
-                        radius_meters: a.radius_meters,
-                        canonical_type: a.canonical_type,
-                        filters: a.filters,
-                        response_must_include_dimensions: a.response_must_include_dimensions,
-                        max_results: a.max_results,
-                        sort: a.sort,
-                    };
+                    let input: SearchInput = args(value)?;
                     out(search::search(&state, input, ARGS).await?)
                 })
             },

@@ -28,17 +28,27 @@ pub enum SortOrder {
     Distance,
 }
 
-/// What the caller sent, before validation.
-#[derive(Debug, Clone, Default)]
+/// What the caller sent, before validation: the query parameters of `GET /api/v1/search` and the
+/// arguments of the MCP `search_records` tool (one shape for both).
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::IntoParams, utoipa::ToSchema)]
+#[into_params(parameter_in = Query)]
 pub struct SearchInput {
+    /// Required, 1 to 200 characters: names, titles, categories, city.
     pub query: Option<String>,
+    /// With longitude: results carry distance_meters.
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
+    /// 1 to 100000; needs latitude and longitude.
     pub radius_meters: Option<i64>,
+    /// entity, listing, request or mixed (default).
     pub canonical_type: Option<String>,
+    /// e.g. `country_code:GB,city:Manchester,categories:plumber|heating,status:active`.
     pub filters: Option<String>,
+    /// e.g. `phone,website_url`: only results having all of them.
     pub response_must_include_dimensions: Option<String>,
+    /// 1 to 50, default 10.
     pub max_results: Option<i64>,
+    /// relevance (default) or distance (nearest first; needs a point).
     pub sort: Option<String>,
 }
 

@@ -37,6 +37,8 @@ fn layers_below_services_do_not_name_transports() {
                 "rmcp",
                 "crate::rest",
                 "crate::graphql",
+                "crate::mcp",
+                "crate::web",
             ] {
                 assert!(
                     !text.contains(forbidden),
