@@ -87,28 +87,38 @@ pub async fn list(
     .await
 }
 
-/// All contributions to any of `targets` (loader batch), oldest first.
+/// The first `per_parent` contributions to each of `targets` (loader batch), oldest first.
 pub async fn for_targets(
     pool: &PgPool,
     targets: &[Uuid],
+    per_parent: i64,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical_link_contributions WHERE target_canonical_id = ANY($1) ORDER BY id"
+        "SELECT c.* FROM unnest($1::uuid[]) AS parent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM canonical_link_contributions
+            WHERE target_canonical_id = parent.id ORDER BY id LIMIT $2) c"
     ))
     .bind(targets)
+    .bind(per_parent)
     .fetch_all(pool)
     .await
 }
 
-/// All contributions made by any of `entries` (loader batch), oldest first.
+/// The first `per_parent` contributions made by each of `entries` (loader batch), oldest first.
 pub async fn for_entries(
     pool: &PgPool,
     entries: &[Uuid],
+    per_parent: i64,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical_link_contributions WHERE source_space_time_entry_id = ANY($1) ORDER BY id"
+        "SELECT c.* FROM unnest($1::uuid[]) AS parent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM canonical_link_contributions
+            WHERE source_space_time_entry_id = parent.id ORDER BY id LIMIT $2) c"
     ))
     .bind(entries)
+    .bind(per_parent)
     .fetch_all(pool)
     .await
 }

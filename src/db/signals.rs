@@ -117,11 +117,18 @@ pub async fn duplicate_candidates(
 }
 
 /// Signals on any of `targets` (loader batch), oldest first.
-pub async fn for_targets(pool: &PgPool, targets: &[Uuid]) -> Result<Vec<Signal>, sqlx::Error> {
+pub async fn for_targets(
+    pool: &PgPool,
+    targets: &[Uuid],
+    per_parent: i64,
+) -> Result<Vec<Signal>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM signals WHERE target_id = ANY($1) ORDER BY id"
+        "SELECT s.* FROM unnest($1::uuid[]) AS parent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM signals WHERE target_id = parent.id ORDER BY id LIMIT $2) s"
     ))
     .bind(targets)
+    .bind(per_parent)
     .fetch_all(pool)
     .await
 }
@@ -130,12 +137,18 @@ pub async fn for_targets(pool: &PgPool, targets: &[Uuid]) -> Result<Vec<Signal>,
 pub async fn candidates_for(
     pool: &PgPool,
     records: &[Uuid],
+    per_record: i64,
 ) -> Result<Vec<DuplicateCandidate>, sqlx::Error> {
+    // A pair whose two records are both in the batch is found from each side: once is enough.
     sqlx::query_as(&format!(
-        "SELECT {CANDIDATE_COLUMNS} FROM duplicate_candidates
-         WHERE record_id = ANY($1) OR duplicate_of_id = ANY($1) ORDER BY id"
+        "SELECT DISTINCT ON (d.id) d.* FROM unnest($1::uuid[]) AS rec(id)
+         CROSS JOIN LATERAL (
+            SELECT {CANDIDATE_COLUMNS} FROM duplicate_candidates
+            WHERE record_id = rec.id OR duplicate_of_id = rec.id ORDER BY id LIMIT $2) d
+         ORDER BY d.id"
     ))
     .bind(records)
+    .bind(per_record)
     .fetch_all(pool)
     .await
 }

@@ -27,6 +27,7 @@ impl Agent {
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }
     /// Entries this agent published, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn entries(
         &self,
         ctx: &Context<'_>,
@@ -41,6 +42,7 @@ impl Agent {
         Ok(paging::connection(page, |e| e.id, |e| e, after_given))
     }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn sent_messages(
         &self,
         ctx: &Context<'_>,
@@ -54,6 +56,7 @@ impl Agent {
         super::messages::own_messages(ctx, self, selection, first, after).await
     }
     /// Messages this agent received, newest first: only for the agent itself (null for others).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn received_messages(
         &self,
         ctx: &Context<'_>,
@@ -69,6 +72,7 @@ impl Agent {
         super::messages::own_messages(ctx, self, selection, first, after).await
     }
     /// Transaction terms this agent published that the caller may read, newest first (at most 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms(
         &self,
         ctx: &Context<'_>,
@@ -77,6 +81,7 @@ impl Agent {
         load_group::<TermsByCreator, _>(ctx, self.id, first).await
     }
     /// Signatures this agent made on terms the caller may read, newest first (at most 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn signatures(
         &self,
         ctx: &Context<'_>,
@@ -85,6 +90,7 @@ impl Agent {
         load_group::<SignaturesBySigner, _>(ctx, self.id, first).await
     }
     /// Certificates this agent committed, newest first (at most 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn certificates(
         &self,
         ctx: &Context<'_>,
@@ -129,6 +135,7 @@ impl AgentQuery {
     }
 
     /// Agents, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -148,6 +155,7 @@ impl AgentQuery {
     }
 
     /// The calling agent's API keys (metadata only).
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn my_api_keys(&self, ctx: &Context<'_>) -> Result<Vec<ApiKey>> {
         let (state, rctx) = ctx_parts(ctx);
         Ok(api_keys::list_mine(state, rctx)

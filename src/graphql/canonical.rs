@@ -83,6 +83,7 @@ pub async fn contributions_of_entry(
 #[ComplexObject]
 impl Entity {
     /// Provenance: every entry that created, updated, matched or supported this record.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
         contributions_to(ctx, self.id).await
     }
@@ -91,18 +92,21 @@ impl Entity {
         load_agent(ctx, self.contact_agent_id).await
     }
     /// Notes on this entity that the caller may see, oldest first.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn notes(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Note>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::NotesByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
         Ok(found.unwrap_or_default())
     }
     /// Signals on this entity, oldest first.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn signals(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Signal>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::SignalsByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
         Ok(found.unwrap_or_default())
     }
     /// Reported duplicate pairs involving this entity (never merged automatically).
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn duplicate_candidates(
         &self,
         ctx: &Context<'_>,
@@ -112,6 +116,7 @@ impl Entity {
         Ok(found.unwrap_or_default())
     }
     /// Listings offered by this entity, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn listings(
         &self,
         ctx: &Context<'_>,
@@ -130,6 +135,7 @@ impl Entity {
 #[ComplexObject]
 impl Listing {
     /// Provenance: every entry that created, updated, matched or supported this record.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
         contributions_to(ctx, self.id).await
     }
@@ -147,6 +153,7 @@ impl Listing {
 #[ComplexObject]
 impl CanonicalRequest {
     /// Provenance: every entry that created, updated, matched or supported this record.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
         contributions_to(ctx, self.id).await
     }
@@ -194,6 +201,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical entities, newest first, optionally by status.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn entities(
         &self,
         ctx: &Context<'_>,
@@ -220,6 +228,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical listings, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn listings(
         &self,
         ctx: &Context<'_>,
@@ -246,6 +255,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical requests, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn requests(
         &self,
         ctx: &Context<'_>,
@@ -266,6 +276,7 @@ impl CanonicalQuery {
     }
 
     /// Link contributions, newest first, by target and/or entry.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn link_contributions(
         &self,
         ctx: &Context<'_>,

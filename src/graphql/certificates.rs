@@ -45,6 +45,7 @@ impl CertificateQuery {
     }
 
     /// The public ledger, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn committed_trust_certificates(
         &self,
         ctx: &Context<'_>,

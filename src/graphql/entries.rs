@@ -29,6 +29,7 @@ impl SpaceTimeEntry {
             .map_err(|e| (*e).clone())
     }
     /// Every link this entry contributed, oldest first.
+    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
     async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
         contributions_of_entry(ctx, self.id).await
     }
@@ -101,6 +102,7 @@ impl EntryQuery {
     }
 
     /// Entries, newest first, optionally by status.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn entries(
         &self,
         ctx: &Context<'_>,

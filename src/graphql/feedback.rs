@@ -70,6 +70,7 @@ pub struct FeedbackQuery;
 #[Object]
 impl FeedbackQuery {
     /// Notes visible to the caller, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn notes(
         &self,
         ctx: &Context<'_>,
@@ -91,6 +92,7 @@ impl FeedbackQuery {
     }
 
     /// Signals, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn signals(
         &self,
         ctx: &Context<'_>,
@@ -112,6 +114,7 @@ impl FeedbackQuery {
     }
 
     /// Reported duplicate pairs waiting for review (status open, confirmed or dismissed).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn duplicate_candidates(
         &self,
         ctx: &Context<'_>,

@@ -68,6 +68,7 @@ impl MessageQuery {
     }
 
     /// The caller's messages, sent and received, newest first. Needs a bearer.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn messages(
         &self,
         ctx: &Context<'_>,
@@ -85,6 +86,7 @@ impl MessageQuery {
     }
 
     /// The caller's conversation with one agent, newest first. Needs a bearer.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn conversation(
         &self,
         ctx: &Context<'_>,

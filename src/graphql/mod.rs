@@ -9,6 +9,7 @@ mod entries;
 mod errors;
 mod feedback;
 pub mod handler;
+pub mod limits;
 mod loaders;
 mod messages;
 mod paging;
@@ -50,14 +51,12 @@ pub struct Mutation(
 
 pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
 
-/// Depth and complexity limits keep one query from walking the whole graph.
-const MAX_DEPTH: usize = 12;
-const MAX_COMPLEXITY: usize = 5_000;
-
 pub fn build_schema(state: Option<AppState>) -> AppSchema {
+    // Depth, root fields and aliases are checked by `limits::QueryLimits` (introspection exempt
+    // from depth); complexity by async-graphql with each list's cost declared on its field.
     let mut builder = Schema::build(Query::default(), Mutation::default(), EmptySubscription)
-        .limit_depth(MAX_DEPTH)
-        .limit_complexity(MAX_COMPLEXITY);
+        .extension(limits::QueryLimits)
+        .limit_complexity(limits::MAX_COMPLEXITY);
     if let Some(state) = state {
         builder = builder.data(state);
     }

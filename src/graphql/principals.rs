@@ -11,6 +11,7 @@ use uuid::Uuid;
 #[ComplexObject]
 impl Principal {
     /// Agents owned by this principal, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -36,6 +37,7 @@ impl PrincipalQuery {
     }
 
     /// Principals, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn principals(
         &self,
         ctx: &Context<'_>,

@@ -44,6 +44,7 @@ pub struct SearchQuery;
 impl SearchQuery {
     /// Search canonical records by text, place and radius (same as GET /api/v1/search).
     #[allow(clippy::too_many_arguments)]
+    #[graphql(complexity = "super::limits::list_cost(max_results, 10, child_complexity)")]
     async fn search(
         &self,
         ctx: &Context<'_>,

@@ -23,6 +23,7 @@ impl TransactionTerm {
         load_agent(ctx, Some(self.created_by_agent_id)).await
     }
     /// Signatures on these terms, newest first (at most 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn signatures(
         &self,
         ctx: &Context<'_>,
@@ -46,6 +47,7 @@ impl TransactionTermsSignature {
         load_agent(ctx, self.counterparty_agent_id).await
     }
     /// Certificates committed on this signature, newest first (at most 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn certificates(
         &self,
         ctx: &Context<'_>,
@@ -71,6 +73,7 @@ impl TermsQuery {
     }
 
     /// Public terms, plus the caller's own and those offered to it; newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms(
         &self,
         ctx: &Context<'_>,
@@ -96,6 +99,7 @@ impl TermsQuery {
     }
 
     /// Signatures on terms the caller may read, newest first.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms_signatures(
         &self,
         ctx: &Context<'_>,

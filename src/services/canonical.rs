@@ -23,6 +23,10 @@ fn status_filter<'a>(status: Option<&'a str>, loc: &[&str]) -> AppResult<Option<
     }
 }
 
+/// Graph edges (a record's contributions, signals, duplicate pairs; an entry's contributions)
+/// load at most this many rows per parent, oldest first; the REST lists page past it.
+pub const EDGE_LIMIT: i64 = 100;
+
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
     entities::get(&state.pool, id)
         .await?
@@ -118,14 +122,14 @@ pub async fn contributions_to(
     state: &AppState,
     targets: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_targets(&state.pool, targets).await?)
+    Ok(contributions::for_targets(&state.pool, targets, EDGE_LIMIT).await?)
 }
 
 pub async fn contributions_from(
     state: &AppState,
     entries: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_entries(&state.pool, entries).await?)
+    Ok(contributions::for_entries(&state.pool, entries, EDGE_LIMIT).await?)
 }
 
 /// A canonical record with the link contributions that made it: the newest 100, oldest first

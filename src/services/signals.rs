@@ -142,12 +142,12 @@ pub async fn duplicate_candidates(
 }
 
 pub async fn for_targets(state: &AppState, targets: &[Uuid]) -> AppResult<Vec<Signal>> {
-    Ok(db::for_targets(&state.pool, targets).await?)
+    Ok(db::for_targets(&state.pool, targets, super::canonical::EDGE_LIMIT).await?)
 }
 
 pub async fn candidates_for(
     state: &AppState,
     records: &[Uuid],
 ) -> AppResult<Vec<DuplicateCandidate>> {
-    Ok(db::candidates_for(&state.pool, records).await?)
+    Ok(db::candidates_for(&state.pool, records, super::canonical::EDGE_LIMIT).await?)
 }

@@ -15,6 +15,7 @@ mod feedback;
 mod graphql_api;
 mod graphql_documents;
 mod graphql_graph;
+mod graphql_limits;
 mod mcp;
 mod principals;
 mod search;

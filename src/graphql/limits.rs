@@ -1,0 +1,196 @@
+//! What one GraphQL request may ask for, decided before anything executes. Each refusal is a
+//! GraphQL error with a stable `extensions.code`:
+//!
+//! - `QUERY_TOO_DEEP`: more than `MAX_DEPTH` nested fields (introspection fields excepted: the
+//!   standard introspection query nests `ofType` deeper, and its cost is fixed by the schema);
+//! - `TOO_MANY_ROOT_FIELDS`: more than `MAX_ROOT_FIELDS` root fields in one operation (aliases
+//!   make one field many: 300 aliased `search` calls are 300 root fields);
+//! - `TOO_MANY_ALIASES`: more than `MAX_ALIASES` aliased fields in the document;
+//! - `QUERY_TOO_COMPLEX`: a cost over `MAX_COMPLEXITY`, where every field costs 1 and a list costs
+//!   its page size (`first`, default 100; an edge list its bound of 100) times its children;
+//! - `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED` for the rest.
+
+use async_graphql::extensions::{
+    Extension, ExtensionContext, ExtensionFactory, NextParseQuery, NextValidation,
+};
+use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
+use async_graphql::{Positioned, ServerError, ServerResult, ValidationResult, Variables};
+use std::sync::Arc;
+
+pub const MAX_DEPTH: usize = 12;
+/// Like GitHub's node limit: the product of the page sizes, summed over the document.
+pub const MAX_COMPLEXITY: usize = 250_000;
+pub const MAX_ROOT_FIELDS: usize = 20;
+pub const MAX_ALIASES: usize = 50;
+/// Default and largest page size of a connection (the REST `limit` rule).
+const DEFAULT_PAGE: usize = 100;
+const MAX_PAGE: usize = 500;
+/// Edge lists without `first` load at most this many rows per parent (services::canonical::EDGE_LIMIT).
+const EDGE_BOUND: usize = 100;
+/// Fragments nest; a fragment cycle is invalid GraphQL, refused later, but must not loop here.
+const MAX_FRAGMENT_HOPS: usize = 64;
+
+/// The cost of a connection page: its size times the cost of one node.
+pub fn page_cost(first: Option<i32>, child_complexity: usize) -> usize {
+    let size = first.map_or(DEFAULT_PAGE, |f| (f.max(1) as usize).min(MAX_PAGE));
+    size.saturating_mul(child_complexity).saturating_add(1)
+}
+
+/// The cost of an edge list bounded by its loader.
+pub fn edge_cost(child_complexity: usize) -> usize {
+    EDGE_BOUND
+        .saturating_mul(child_complexity)
+        .saturating_add(1)
+}
+
+/// The cost of a list of at most `max` items.
+pub fn list_cost(max: Option<i64>, default: usize, child_complexity: usize) -> usize {
+    let size = max.map_or(default, |m| m.clamp(1, 500) as usize);
+    size.saturating_mul(child_complexity).saturating_add(1)
+}
+
+pub struct QueryLimits;
+
+impl ExtensionFactory for QueryLimits {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(QueryLimitsExtension)
+    }
+}
+
+struct QueryLimitsExtension;
+
+fn refusal(code: &str, message: String) -> ServerError {
+    let mut error = ServerError::new(message, None);
+    let mut extensions = async_graphql::ErrorExtensionValues::default();
+    extensions.set("code", code);
+    extensions.set("status", 422);
+    error.extensions = Some(extensions);
+    error
+}
+
+fn with_code(mut error: ServerError, code: &str) -> ServerError {
+    let extensions = error.extensions.get_or_insert_with(Default::default);
+    extensions.set("code", code);
+    error
+}
+
+#[async_trait::async_trait]
+impl Extension for QueryLimitsExtension {
+    async fn parse_query(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        query: &str,
+        variables: &Variables,
+        next: NextParseQuery<'_>,
+    ) -> ServerResult<ExecutableDocument> {
+        let document = next
+            .run(ctx, query, variables)
+            .await
+            .map_err(|e| with_code(e, "GRAPHQL_PARSE_FAILED"))?;
+        check_shape(&document)?;
+        Ok(document)
+    }
+
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        next.run(ctx).await.map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|e| {
+                    let code = if e.message.contains("too complex") {
+                        "QUERY_TOO_COMPLEX"
+                    } else if e.message.contains("nested too deep") {
+                        "QUERY_TOO_DEEP"
+                    } else {
+                        "GRAPHQL_VALIDATION_FAILED"
+                    };
+                    with_code(e, code)
+                })
+                .collect()
+        })
+    }
+}
+
+struct Shape<'d> {
+    document: &'d ExecutableDocument,
+    aliases: usize,
+    deepest: usize,
+}
+
+fn check_shape(document: &ExecutableDocument) -> ServerResult<()> {
+    let mut shape = Shape {
+        document,
+        aliases: 0,
+        deepest: 0,
+    };
+    for (_, operation) in document.operations.iter() {
+        let roots = shape.walk(&operation.node.selection_set, 0, 0);
+        if roots > MAX_ROOT_FIELDS {
+            return Err(refusal(
+                "TOO_MANY_ROOT_FIELDS",
+                format!(
+                    "an operation may select at most {MAX_ROOT_FIELDS} root fields, this one selects {roots}"
+                ),
+            ));
+        }
+    }
+    if shape.aliases > MAX_ALIASES {
+        return Err(refusal(
+            "TOO_MANY_ALIASES",
+            format!(
+                "a document may alias at most {MAX_ALIASES} fields, this one aliases {}",
+                shape.aliases
+            ),
+        ));
+    }
+    if shape.deepest > MAX_DEPTH {
+        return Err(refusal(
+            "QUERY_TOO_DEEP",
+            format!(
+                "fields may nest at most {MAX_DEPTH} deep, this query nests {}",
+                shape.deepest
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Shape<'_> {
+    /// Walks a selection set; returns how many fields it selects at this level (fragments
+    /// expanded), counting aliases and depth on the way.
+    fn walk(&mut self, set: &Positioned<SelectionSet>, depth: usize, hops: usize) -> usize {
+        if hops > MAX_FRAGMENT_HOPS {
+            return 0;
+        }
+        let mut fields = 0;
+        for selection in &set.node.items {
+            match &selection.node {
+                Selection::Field(field) => {
+                    fields += 1;
+                    if field.node.alias.is_some() {
+                        self.aliases += 1;
+                    }
+                    if field.node.name.node.starts_with("__") {
+                        continue;
+                    }
+                    self.deepest = self.deepest.max(depth + 1);
+                    self.walk(&field.node.selection_set, depth + 1, hops);
+                }
+                Selection::InlineFragment(fragment) => {
+                    fields += self.walk(&fragment.node.selection_set, depth, hops + 1);
+                }
+                Selection::FragmentSpread(spread) => {
+                    if let Some(fragment) =
+                        self.document.fragments.get(&spread.node.fragment_name.node)
+                    {
+                        fields += self.walk(&fragment.node.selection_set, depth, hops + 1);
+                    }
+                }
+            }
+        }
+        fields
+    }
+}
