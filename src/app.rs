@@ -93,7 +93,8 @@ fn load_or_create_secret(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
 }
 
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, api) = api_router().split_for_parts();
+    let (_, mut api) = api_router().split_for_parts();
+    rest::openapi_responses::complete(&mut api);
     api
 }
 
@@ -108,7 +109,8 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
 }
 
 pub fn build_router(state: AppState) -> Router {
-    let (api, openapi) = api_router().split_for_parts();
+    let (api, mut openapi) = api_router().split_for_parts();
+    rest::openapi_responses::complete(&mut openapi);
     let openapi = Arc::new(openapi);
     let schema = graphql::build_schema(Some(state.clone()));
     let request_id = HeaderName::from_static("x-request-id");

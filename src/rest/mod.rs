@@ -11,6 +11,7 @@ mod feedback;
 mod health;
 mod messages;
 mod multipart;
+pub mod openapi_responses;
 mod principals;
 mod processing;
 mod public;

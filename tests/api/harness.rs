@@ -183,12 +183,19 @@ impl TestApp {
     }
 
     pub async fn send(&self, request: Request<Body>) -> TestResponse {
+        let method = request.method().to_string();
+        let path = request.uri().path().to_string();
         let response = self.router.clone().oneshot(request).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let text = String::from_utf8_lossy(&bytes).to_string();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let is_json = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("application/json"));
+        assert_documented(&method, &path, status, is_json.then_some(&body));
         TestResponse {
             status,
             headers,
@@ -336,6 +343,56 @@ impl TestApp {
 fn openapi_json() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| serde_json::to_value(app::openapi()).unwrap())
+}
+
+/// The OpenAPI path template that `path` matches, e.g. `/api/v1/messages/{message_id}`.
+fn template_of(path: &str) -> Option<String> {
+    let doc = openapi_json();
+    let segments: Vec<&str> = path.split('/').collect();
+    let mut best: Option<(usize, String)> = None;
+    for template in doc["paths"].as_object()?.keys() {
+        let parts: Vec<&str> = template.split('/').collect();
+        if parts.len() != segments.len() {
+            continue;
+        }
+        let mut literal = 0;
+        let matches = parts.iter().zip(&segments).all(|(t, s)| {
+            if t.starts_with('{') {
+                !s.is_empty()
+            } else {
+                literal += 1;
+                t == s
+            }
+        });
+        // A literal segment beats a parameter: `/agents/me` is not `/agents/{agent_id}`.
+        if matches && best.as_ref().is_none_or(|(l, _)| literal > *l) {
+            best = Some((literal, template.clone()));
+        }
+    }
+    best.map(|(_, t)| t)
+}
+
+/// Every answer a test sees must be documented: its status listed for its operation, and a JSON
+/// body valid against that status's schema. Routes outside the document (the MCP endpoint, the
+/// fallback 404) are not checked.
+fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<&Value>) {
+    let Some(template) = template_of(path) else {
+        return;
+    };
+    let operation = &openapi_json()["paths"][&template][method.to_lowercase()];
+    if operation.is_null() {
+        return;
+    }
+    let responses = &operation["responses"];
+    assert!(
+        !responses[status.as_str()].is_null(),
+        "{method} {template} answered {status}, which /openapi.json does not document for it"
+    );
+    if let Some(body) = body
+        && !responses[status.as_str()]["content"]["application/json"].is_null()
+    {
+        assert_matches_openapi(method, &template, status, body);
+    }
 }
 
 /// Fails unless `body` validates against the schema `/openapi.json` declares for the response of

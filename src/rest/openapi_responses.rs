@@ -1,0 +1,90 @@
+//! The answers every operation can give because of the layers and extractors around it, added to
+//! the generated document in one place so that no operation's list of statuses is incomplete:
+//! 500 and 503 everywhere; 401 where a bearer is read; 413, 415 and 422 where a JSON body is
+//! read; 422 where path or query parameters are parsed.
+
+use utoipa::openapi::path::{Operation, PathItem};
+use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, ResponseBuilder};
+
+fn error(description: &str, schema: &str) -> RefOr<utoipa::openapi::Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(Ref::from_schema_name(schema)))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+fn add(operation: &mut Operation, status: &str, description: &str, schema: &str) {
+    operation
+        .responses
+        .responses
+        .entry(status.to_string())
+        .or_insert_with(|| error(description, schema));
+}
+
+fn complete_operation(operation: &mut Operation) {
+    add(
+        operation,
+        "500",
+        "Internal error; quote the x-request-id when reporting it",
+        "ErrorBody",
+    );
+    add(
+        operation,
+        "503",
+        "Not ready: database unreachable, request timed out or server overloaded; retry after Retry-After",
+        "ErrorBody",
+    );
+    if operation.security.as_ref().is_some_and(|s| !s.is_empty()) {
+        add(
+            operation,
+            "401",
+            "Bearer missing, invalid, revoked, expired or agent disabled",
+            "ErrorBody",
+        );
+    }
+    let json_body = operation.request_body.as_ref().is_some_and(|b| match b {
+        RefOr::T(body) => body.content.contains_key("application/json"),
+        RefOr::Ref(_) => true,
+    });
+    if json_body {
+        add(operation, "413", "Body over the size limit", "ErrorBody");
+        add(
+            operation,
+            "415",
+            "Content-Type is not application/json",
+            "ErrorBody",
+        );
+    }
+    if json_body || operation.parameters.as_ref().is_some_and(|p| !p.is_empty()) {
+        add(
+            operation,
+            "422",
+            "Invalid input; every problem listed with its loc",
+            "ValidationErrorBody",
+        );
+    }
+}
+
+fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        item.get.as_mut(),
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.patch.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+pub fn complete(api: &mut OpenApi) {
+    for item in api.paths.paths.values_mut() {
+        operations(item).for_each(complete_operation);
+    }
+}
