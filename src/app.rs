@@ -123,6 +123,10 @@ pub fn build_router(state: AppState) -> Router {
         .merge(mcp)
         .layer(Extension(schema))
         .layer(Extension(docs_pages))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            rest::extract::authenticate,
+        ))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))

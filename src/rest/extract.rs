@@ -227,8 +227,30 @@ impl FromRequestParts<AppState> for MaybeAuth {
     }
 }
 
-/// Builds the request's `Ctx` from its headers; shared with the GraphQL endpoint.
+/// Authenticates every request once, whatever its route: a bearer that is sent must be valid
+/// (401 otherwise, also on routes that need none), and the caller's `Ctx` is kept in the
+/// request's extensions for the extractors, the GraphQL handler and the MCP layer.
+pub async fn authenticate(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    req: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (mut parts, body) = req.into_parts();
+    match context(&parts, &state).await {
+        Ok(ctx) => {
+            parts.extensions.insert(ctx);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The request's `Ctx`: the one `authenticate` stored, or built from the headers.
 pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
+    if let Some(ctx) = parts.extensions.get::<Ctx>() {
+        return Ok(ctx.clone());
+    }
     let request_id = parts
         .headers
         .get("x-request-id")

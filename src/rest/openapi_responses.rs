@@ -1,7 +1,8 @@
 //! The answers every operation can give because of the layers and extractors around it, added to
 //! the generated document in one place so that no operation's list of statuses is incomplete:
-//! 500 and 503 everywhere; 401 where a bearer is read; 413, 415 and 422 where a JSON body is
-//! read; 422 where path or query parameters are parsed.
+//! 500 and 503 everywhere; 401 everywhere too, since a bearer that is sent must be valid on every
+//! route (`rest::extract::authenticate`); 413, 415 and 422 where a JSON body is read; 422 where
+//! path or query parameters are parsed.
 
 use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, ResponseBuilder};
@@ -40,14 +41,12 @@ fn complete_operation(operation: &mut Operation) {
         "Not ready: database unreachable, request timed out or server overloaded; retry after Retry-After",
         "ErrorBody",
     );
-    if operation.security.as_ref().is_some_and(|s| !s.is_empty()) {
-        add(
-            operation,
-            "401",
-            "Bearer missing, invalid, revoked, expired or agent disabled",
-            "ErrorBody",
-        );
-    }
+    let description = if operation.security.as_ref().is_some_and(|s| !s.is_empty()) {
+        "Bearer missing, invalid, revoked, expired or agent disabled"
+    } else {
+        "A bearer was sent and is invalid, revoked, expired or its agent disabled (none is needed)"
+    };
+    add(operation, "401", description, "ErrorBody");
     let json_body = operation.request_body.as_ref().is_some_and(|b| match b {
         RefOr::T(body) => body.content.contains_key("application/json"),
         RefOr::Ref(_) => true,

@@ -89,3 +89,28 @@ async fn tokens_need_a_credential() {
         StatusCode::UNAUTHORIZED
     );
 }
+
+#[tokio::test]
+async fn a_bearer_sent_to_a_route_that_needs_none_must_still_be_valid() {
+    let app = TestApp::new().await;
+    for path in [
+        "/api/v1/entities",
+        "/api/v1/public",
+        "/api-docs",
+        "/api/v1/agents",
+    ] {
+        let bad = app.get_as(path, "str_not_a_real_key").await;
+        assert_eq!(bad.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert_eq!(bad.body["code"], "UNAUTHENTICATED", "{path}");
+        assert_eq!(
+            app.get(path).await.status,
+            StatusCode::OK,
+            "{path} without a bearer"
+        );
+    }
+    let (_, key) = app.register("Valid Everywhere").await;
+    assert_eq!(
+        app.get_as("/api/v1/entities", &key).await.status,
+        StatusCode::OK
+    );
+}
