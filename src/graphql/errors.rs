@@ -4,6 +4,20 @@
 use crate::error::AppError;
 use async_graphql::ErrorExtensions;
 
+/// The class of the error in the words GraphQL clients and tools read (graphql-java's error
+/// types): whether the caller or the server is at fault, beside the precise `code`. A missing
+/// record is `null` in GraphQL; the only not-found errors are arguments of mutations that name no
+/// record, which is bad input.
+fn classification(status: u16) -> &'static str {
+    match status {
+        401 => "UNAUTHORIZED",
+        403 => "FORBIDDEN",
+        400..=499 => "BAD_REQUEST",
+        503 => "UNAVAILABLE",
+        _ => "INTERNAL_ERROR",
+    }
+}
+
 impl From<AppError> for async_graphql::Error {
     fn from(err: AppError) -> Self {
         if let AppError::Internal(cause) = &err {
@@ -16,6 +30,7 @@ impl From<AppError> for async_graphql::Error {
         async_graphql::Error::new(err.public_message()).extend_with(|_, ext| {
             ext.set("code", err.code());
             ext.set("status", err.status());
+            ext.set("classification", classification(err.status()));
             if let Some(detail) = detail.and_then(|d| async_graphql::Value::from_json(d).ok()) {
                 ext.set("detail", detail);
             }

@@ -42,14 +42,27 @@ pub async fn graphql_get(
 ) -> Result<Response, AppError> {
     let (parts, _) = req.into_parts();
     let ctx = context(&parts, &state).await?;
-    let request = async_graphql::http::parse_query_string(parts.uri.query().unwrap_or(""))
-        .map_err(|e| {
-            AppError::invalid(
-                &["query"],
-                format!("invalid GraphQL GET request: {e}"),
-                "value_error",
-            )
-        })?;
+    let query_string = parts.uri.query().unwrap_or("");
+    let has_query =
+        serde_urlencoded::from_str::<Vec<(String, String)>>(query_string).is_ok_and(|pairs| {
+            pairs
+                .iter()
+                .any(|(k, v)| k == "query" && !v.trim().is_empty())
+        });
+    if !has_query {
+        return Err(AppError::invalid(
+            &["query", "query"],
+            "a GET request carries the GraphQL document in the `query` parameter",
+            "missing",
+        ));
+    }
+    let request = async_graphql::http::parse_query_string(query_string).map_err(|e| {
+        AppError::invalid(
+            &["query"],
+            format!("invalid GraphQL GET request: {e}"),
+            "value_error",
+        )
+    })?;
     let is_mutation = async_graphql::parser::parse_query(&request.query)
         .map(|doc| {
             doc.operations

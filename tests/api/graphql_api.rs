@@ -104,6 +104,11 @@ async fn graphql_errors_carry_the_rest_codes() {
     let ext = &invalid.body["errors"][0]["extensions"];
     assert_eq!(ext["code"], "VALIDATION_ERROR");
     assert_eq!(ext["status"], 422);
+    assert_eq!(ext["classification"], "BAD_REQUEST");
+    assert_eq!(
+        anonymous.body["errors"][0]["extensions"]["classification"],
+        "UNAUTHORIZED"
+    );
     assert_eq!(ext["detail"][0]["loc"], json!(["input", "agent_handle"]));
     let bad_page = app
         .graphql(
@@ -182,6 +187,11 @@ async fn get_serves_queries_but_never_mutations() {
     .unwrap();
     let r = app.send(req).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    for missing in ["/graphql", "/graphql?operationName=x", "/graphql?query=%20"] {
+        let r = app.get(missing).await;
+        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{missing}");
+        assert_eq!(r.body["detail"][0]["loc"], json!(["query", "query"]));
+    }
 }
 
 #[tokio::test]
