@@ -93,18 +93,23 @@ pub async fn list(
     .await
 }
 
-/// Visible notes on any of `targets` (loader batch), oldest first.
+/// The first `per_target` visible notes on each of `targets` (loader batch), oldest first.
 pub async fn for_targets(
     pool: &PgPool,
     viewer: Viewer,
     targets: &[Uuid],
+    per_target: i64,
 ) -> Result<Vec<Note>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM notes WHERE {VISIBLE} AND target_id = ANY($3) ORDER BY id"
+        "SELECT n.* FROM unnest($3::uuid[]) AS target(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM notes WHERE {VISIBLE} AND target_id = target.id
+            ORDER BY id LIMIT $4) n"
     ))
     .bind(viewer.agent_id)
     .bind(viewer.principal_id)
     .bind(targets)
+    .bind(per_target)
     .fetch_all(pool)
     .await
 }

@@ -170,5 +170,11 @@ pub async fn list(
 }
 
 pub async fn for_targets(state: &AppState, ctx: &Ctx, targets: &[Uuid]) -> AppResult<Vec<Note>> {
-    Ok(db::for_targets(&state.pool, viewer(ctx), targets).await?)
+    Ok(db::for_targets(
+        &state.pool,
+        viewer(ctx),
+        targets,
+        super::canonical::EDGE_LIMIT,
+    )
+    .await?)
 }
