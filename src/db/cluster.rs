@@ -146,7 +146,9 @@ impl EmbeddedCluster {
             self.socket_dir.display()
         );
         if durability == Durability::ThrowAway {
+            // pg_stat_statements lets tests count the statements one request costs.
             options.push_str(" -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=300");
+            options.push_str(" -c shared_preload_libraries=pg_stat_statements");
         }
         let data_dir = self.data_dir.to_string_lossy().to_string();
         let log = self

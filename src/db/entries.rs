@@ -157,6 +157,29 @@ pub async fn list(
     .await
 }
 
+/// One page of entries for each of `agents` (a loader batch), newest first, in one statement.
+pub async fn list_for_agents(
+    pool: &PgPool,
+    agents: &[Uuid],
+    status: Option<EntryStatus>,
+    params: &ListParams,
+) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT page.* FROM unnest($1::uuid[]) AS agent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM space_time_entries e
+            WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2)
+              AND ($3::uuid IS NULL OR e.id < $3)
+            ORDER BY e.id DESC LIMIT $4) page"
+    ))
+    .bind(agents)
+    .bind(status)
+    .bind(params.after)
+    .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
 /// Claims up to `limit` pending entries for this transaction; other workers skip them.
 /// The claim's order: half-degree grid cells in a hashed order, arrival order within a cell. Must
 /// match `space_time_entries_pending_area_idx`.

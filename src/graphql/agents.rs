@@ -1,7 +1,7 @@
 //! Agent and API key types, queries and mutations.
 
 use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group};
-use super::loaders::PrincipalLoader;
+use super::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
 use super::{ctx_parts, paging};
 use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
 use crate::records::certificates::CommittedTrustCertificate;
@@ -23,7 +23,7 @@ impl Agent {
         let Some(id) = self.principal_id else {
             return Ok(None);
         };
-        let loader = ctx.data_unchecked::<DataLoader<PrincipalLoader>>();
+        let loader = ctx.data_unchecked::<super::loaders::Cached<PrincipalLoader>>();
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }
     /// Entries this agent published, newest first.
@@ -35,10 +35,24 @@ impl Agent {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, SpaceTimeEntry>> {
-        let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let params = paging::params(first, after)?;
-        let page = crate::services::entries::list(state, status, Some(self.id), params).await?;
+        let key = AgentEntriesKey {
+            agent_id: self.id,
+            status,
+            limit: params.limit,
+            after: params.after,
+        };
+        let page = ctx
+            .data_unchecked::<DataLoader<EntriesByAgent>>()
+            .load_one(key)
+            .await
+            .map_err(|e| (*e).clone())?
+            .unwrap_or(crate::domain::Page {
+                items: Vec::new(),
+                has_next_page: false,
+            });
+        super::loaders::remember(ctx, &page.items).await;
         Ok(paging::connection(page, |e| e.id, |e| e, after_given))
     }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
@@ -145,6 +159,7 @@ impl AgentQuery {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = agents::list(state, paging::params(first, after)?).await?;
+        super::loaders::remember(ctx, &page.items).await;
         Ok(paging::connection(page, |a| a.id, |a| a, after_given))
     }
 
@@ -155,7 +170,7 @@ impl AgentQuery {
     }
 
     /// The calling agent's API keys (metadata only).
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
+    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
     async fn my_api_keys(&self, ctx: &Context<'_>) -> Result<Vec<ApiKey>> {
         let (state, rctx) = ctx_parts(ctx);
         Ok(api_keys::list_mine(state, rctx)

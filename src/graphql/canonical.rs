@@ -34,7 +34,7 @@ pub async fn load_record(
             .await?
             .map(CanonicalRecord::Entity),
         CanonicalTable::Listings => {
-            let loader = ctx.data_unchecked::<DataLoader<ListingLoader>>();
+            let loader = ctx.data_unchecked::<super::loaders::Cached<ListingLoader>>();
             loader
                 .load_one(id)
                 .await
@@ -42,7 +42,7 @@ pub async fn load_record(
                 .map(CanonicalRecord::Listing)
         }
         CanonicalTable::Requests => {
-            let loader = ctx.data_unchecked::<DataLoader<RequestLoader>>();
+            let loader = ctx.data_unchecked::<super::loaders::Cached<RequestLoader>>();
             loader
                 .load_one(id)
                 .await
@@ -54,13 +54,13 @@ pub async fn load_record(
 
 pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Entity>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = ctx.data_unchecked::<DataLoader<EntityLoader>>();
+    let loader = ctx.data_unchecked::<super::loaders::Cached<EntityLoader>>();
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
 pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Agent>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = ctx.data_unchecked::<DataLoader<AgentLoader>>();
+    let loader = ctx.data_unchecked::<super::loaders::Cached<AgentLoader>>();
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
@@ -83,37 +83,50 @@ pub async fn contributions_of_entry(
 #[ComplexObject]
 impl Entity {
     /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
-        contributions_to(ctx, self.id).await
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn contributions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<LinkContribution>> {
+        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
     async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
         load_agent(ctx, self.contact_agent_id).await
     }
     /// Notes on this entity that the caller may see, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn notes(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Note>> {
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn notes(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<crate::records::feedback::Note>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::NotesByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found.unwrap_or_default())
+        super::limits::first_of(found.unwrap_or_default(), first)
     }
     /// Signals on this entity, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn signals(&self, ctx: &Context<'_>) -> Result<Vec<crate::records::feedback::Signal>> {
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn signals(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<crate::records::feedback::Signal>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::SignalsByTarget>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found.unwrap_or_default())
+        super::limits::first_of(found.unwrap_or_default(), first)
     }
     /// Reported duplicate pairs involving this entity (never merged automatically).
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
     async fn duplicate_candidates(
         &self,
         ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
     ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
         let loader = ctx.data_unchecked::<DataLoader<super::loaders::DuplicatesByRecord>>();
         let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        Ok(found.unwrap_or_default())
+        super::limits::first_of(found.unwrap_or_default(), first)
     }
     /// Listings offered by this entity, newest first.
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
@@ -135,9 +148,13 @@ impl Entity {
 #[ComplexObject]
 impl Listing {
     /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
-        contributions_to(ctx, self.id).await
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn contributions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<LinkContribution>> {
+        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
     async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
@@ -153,9 +170,13 @@ impl Listing {
 #[ComplexObject]
 impl CanonicalRequest {
     /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
-        contributions_to(ctx, self.id).await
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn contributions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<LinkContribution>> {
+        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
     async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
@@ -172,7 +193,7 @@ impl CanonicalRequest {
 impl LinkContribution {
     /// The entry that made this contribution.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
-        let loader = ctx.data_unchecked::<DataLoader<EntryLoader>>();
+        let loader = ctx.data_unchecked::<super::loaders::Cached<EntryLoader>>();
         let id = self.source_space_time_entry_id;
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }

@@ -10,7 +10,6 @@ use crate::records::canonical::LinkContribution;
 use crate::records::entries::SpaceTimeEntry;
 use crate::services::entries;
 use async_graphql::connection::Connection;
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
@@ -22,16 +21,20 @@ use uuid::Uuid;
 impl SpaceTimeEntry {
     /// The agent that published this entry.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
-        let loader = ctx.data_unchecked::<DataLoader<AgentLoader>>();
+        let loader = ctx.data_unchecked::<super::loaders::Cached<AgentLoader>>();
         loader
             .load_one(self.agent_id)
             .await
             .map_err(|e| (*e).clone())
     }
     /// Every link this entry contributed, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
-    async fn contributions(&self, ctx: &Context<'_>) -> Result<Vec<LinkContribution>> {
-        contributions_of_entry(ctx, self.id).await
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn contributions(
+        &self,
+        ctx: &Context<'_>,
+        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+    ) -> Result<Vec<LinkContribution>> {
+        super::limits::first_of(contributions_of_entry(ctx, self.id).await?, first)
     }
     /// The canonical record this entry was linked to, if any.
     async fn canonical(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {

@@ -36,11 +36,27 @@ pub fn page_cost(first: Option<i32>, child_complexity: usize) -> usize {
     size.saturating_mul(child_complexity).saturating_add(1)
 }
 
-/// The cost of an edge list bounded by its loader.
-pub fn edge_cost(child_complexity: usize) -> usize {
-    EDGE_BOUND
-        .saturating_mul(child_complexity)
-        .saturating_add(1)
+/// The cost of an edge list: its `first` (at most the loader's bound of 100) times one item.
+pub fn edge_cost(first: Option<i32>, child_complexity: usize) -> usize {
+    let size = first.map_or(EDGE_BOUND, |f| (f.max(1) as usize).min(EDGE_BOUND));
+    size.saturating_mul(child_complexity).saturating_add(1)
+}
+
+/// The first `first` items of an edge list the loader read (at most 100), or a 422-like error.
+pub fn first_of<T>(items: Vec<T>, first: Option<i32>) -> async_graphql::Result<Vec<T>> {
+    let n = match first {
+        None => EDGE_BOUND,
+        Some(f) if (1..=EDGE_BOUND as i32).contains(&f) => f as usize,
+        Some(_) => {
+            return Err(crate::error::AppError::invalid(
+                &["first"],
+                format!("must be between 1 and {EDGE_BOUND}"),
+                "range",
+            )
+            .into());
+        }
+    };
+    Ok(items.into_iter().take(n).collect())
 }
 
 /// The cost of a list of at most `max` items.

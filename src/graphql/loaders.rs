@@ -129,6 +129,99 @@ fn group_by<T: Clone>(rows: Vec<T>, keys: impl Fn(&T) -> Vec<Uuid>) -> HashMap<U
     grouped
 }
 
+/// One page of an agent's entries: the agent and the page asked for (parents of one field share
+/// the page, so a batch is one statement).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AgentEntriesKey {
+    pub agent_id: Uuid,
+    pub status: Option<crate::domain::EntryStatus>,
+    pub limit: i64,
+    pub after: Option<Uuid>,
+}
+
+/// Entries per agent, one page each.
+pub struct EntriesByAgent(pub AppState);
+
+impl Loader<AgentEntriesKey> for EntriesByAgent {
+    type Value = crate::domain::Page<SpaceTimeEntry>;
+    type Error = LoadError;
+    async fn load(
+        &self,
+        keys: &[AgentEntriesKey],
+    ) -> Result<HashMap<AgentEntriesKey, Self::Value>, LoadError> {
+        let mut pages = HashMap::with_capacity(keys.len());
+        let mut shapes: Vec<(Option<crate::domain::EntryStatus>, i64, Option<Uuid>)> =
+            keys.iter().map(|k| (k.status, k.limit, k.after)).collect();
+        shapes.sort_by_key(|(status, limit, after)| (status.map(|s| s.as_str()), *limit, *after));
+        shapes.dedup();
+        for (status, limit, after) in shapes {
+            let agents: Vec<Uuid> = keys
+                .iter()
+                .filter(|k| (k.status, k.limit, k.after) == (status, limit, after))
+                .map(|k| k.agent_id)
+                .collect();
+            let params = crate::domain::ListParams { limit, after };
+            let by_agent = services::entries::list_for_agents(&self.0, &agents, status, params)
+                .await
+                .map_err(|e| Arc::new(e.into()))?;
+            for (agent_id, page) in by_agent {
+                pages.insert(
+                    AgentEntriesKey {
+                        agent_id,
+                        status,
+                        limit,
+                        after,
+                    },
+                    page,
+                );
+            }
+        }
+        Ok(pages)
+    }
+}
+
+/// An id loader that remembers, for one request, what it loaded and what resolvers fed it: the
+/// records a list already fetched are not fetched again one level down.
+pub type Cached<T> = DataLoader<T, async_graphql::dataloader::HashMapCache>;
+
+/// A record whose id loader can be fed with what a list resolver already fetched.
+pub trait Remembered: Clone + Send + Sync + 'static {
+    type By: Loader<Uuid, Value = Self>;
+    fn key(&self) -> Uuid;
+}
+
+impl Remembered for Agent {
+    type By = AgentLoader;
+    fn key(&self) -> Uuid {
+        self.id
+    }
+}
+
+impl Remembered for SpaceTimeEntry {
+    type By = EntryLoader;
+    fn key(&self) -> Uuid {
+        self.id
+    }
+}
+
+/// Feeds records a list resolver fetched to the id loader of their type, so that edges pointing
+/// back at them (an entry's agent, a contribution's entry) cost no statement.
+pub async fn remember<T: Remembered>(ctx: &async_graphql::Context<'_>, records: &[T]) {
+    if let Some(loader) = ctx.data_opt::<Cached<T::By>>() {
+        loader
+            .feed_many(records.iter().map(|r| (r.key(), r.clone())))
+            .await;
+    }
+}
+
+fn cached<T: Loader<Uuid>>(loader: T) -> Cached<T> {
+    DataLoader::with_cache(
+        loader,
+        tokio::spawn,
+        async_graphql::dataloader::HashMapCache::default(),
+    )
+}
+
 /// Fresh loaders for one request (their caches must not outlive it).
 pub fn attach(
     request: async_graphql::Request,
@@ -148,15 +241,12 @@ pub fn attach(
             DuplicatesByRecord(state.clone()),
             tokio::spawn,
         ))
-        .data(DataLoader::new(
-            PrincipalLoader(state.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(AgentLoader(state.clone()), tokio::spawn))
-        .data(DataLoader::new(EntryLoader(state.clone()), tokio::spawn))
-        .data(DataLoader::new(EntityLoader(state.clone()), tokio::spawn))
-        .data(DataLoader::new(ListingLoader(state.clone()), tokio::spawn))
-        .data(DataLoader::new(RequestLoader(state.clone()), tokio::spawn))
+        .data(cached(PrincipalLoader(state.clone())))
+        .data(cached(AgentLoader(state.clone())))
+        .data(cached(EntryLoader(state.clone())))
+        .data(cached(EntityLoader(state.clone())))
+        .data(cached(ListingLoader(state.clone())))
+        .data(cached(RequestLoader(state.clone())))
         .data(DataLoader::new(
             ContributionsByTarget(state.clone()),
             tokio::spawn,
@@ -165,4 +255,5 @@ pub fn attach(
             ContributionsByEntry(state.clone()),
             tokio::spawn,
         ))
+        .data(DataLoader::new(EntriesByAgent(state.clone()), tokio::spawn))
 }

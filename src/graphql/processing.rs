@@ -37,7 +37,7 @@ impl ProcessingMutation {
     }
 
     /// Recomputes every entity's scores.
-    #[graphql(complexity = "super::limits::edge_cost(child_complexity)")]
+    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
     async fn run_ranker_all(&self, ctx: &Context<'_>) -> Result<Vec<RankerResult>> {
         let (state, rctx) = ctx_parts(ctx);
         Ok(ranker::run_all(state, rctx).await?)

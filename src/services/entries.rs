@@ -293,3 +293,22 @@ pub async fn with_contributions(state: &AppState, id: Uuid) -> AppResult<EntryWi
         contributions,
     })
 }
+
+/// One page of entries per agent, for many agents at once (the GraphQL `Agent.entries` edge).
+pub async fn list_for_agents(
+    state: &AppState,
+    agents: &[Uuid],
+    status: Option<EntryStatus>,
+    params: ListParams,
+) -> AppResult<std::collections::HashMap<Uuid, Page<SpaceTimeEntry>>> {
+    let rows = db::list_for_agents(&state.pool, agents, status, &params).await?;
+    let mut grouped: std::collections::HashMap<Uuid, Vec<SpaceTimeEntry>> =
+        agents.iter().map(|agent| (*agent, Vec::new())).collect();
+    for row in rows {
+        grouped.entry(row.agent_id).or_default().push(row);
+    }
+    Ok(grouped
+        .into_iter()
+        .map(|(agent, rows)| (agent, Page::from_rows(rows, &params)))
+        .collect())
+}

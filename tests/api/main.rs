@@ -16,6 +16,7 @@ mod graphql_api;
 mod graphql_documents;
 mod graphql_graph;
 mod graphql_limits;
+mod graphql_statements;
 mod mcp;
 mod principals;
 mod search;
