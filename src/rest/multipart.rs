@@ -63,9 +63,12 @@ pub async fn entry_with_attachments(
             }
             "attachments" | "attachments[]" => {
                 if uploads.len() == MAX_ATTACHMENTS {
-                    return Err(AppError::PayloadTooLarge {
-                        limit_bytes: Some(MAX_MULTIPART_BYTES),
-                    });
+                    // A count, not a size: the body may be small.
+                    return Err(AppError::invalid(
+                        &["body", "attachments"],
+                        format!("at most {MAX_ATTACHMENTS} attachments per entry"),
+                        "too_long",
+                    ));
                 }
                 let filename = field.file_name().map(str::to_string);
                 let declared_type = field.content_type().map(str::to_string);

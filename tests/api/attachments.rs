@@ -139,7 +139,7 @@ async fn unsupported_or_disguised_attachments_are_415_and_nothing_is_stored() {
 }
 
 #[tokio::test]
-async fn oversized_attachments_and_too_many_files_are_413() {
+async fn oversized_attachments_are_413_and_too_many_files_422() {
     let app = TestApp::new().await;
     let (_, key) = app.register("Big").await;
     let big = vec![b'a'; 10 * 1024 * 1024 + 1];
@@ -156,10 +156,14 @@ async fn oversized_attachments_and_too_many_files_are_413() {
     let many: Vec<Part<'_>> = std::iter::once(("entry", None, None, ENTRY))
         .chain((0..17).map(|_| ("attachments", Some("n.txt"), None, &b"note"[..])))
         .collect();
+    let too_many = app.send(multipart(&key, &many)).await;
     assert_eq!(
-        app.send(multipart(&key, &many)).await.status,
-        StatusCode::PAYLOAD_TOO_LARGE
+        too_many.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        too_many.text
     );
+    assert_eq!(locs(&too_many.body), ["body.attachments"]);
     let total: Vec<u8> = vec![b'b'; 9 * 1024 * 1024];
     let parts: Vec<Part<'_>> = std::iter::once(("entry", None, None, ENTRY))
         .chain((0..3).map(|_| ("attachments", Some("t.txt"), None, &total[..])))
