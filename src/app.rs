@@ -106,6 +106,7 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
         ))
         .routes(routes!(crate::web::api_docs::index))
         .routes(routes!(crate::web::api_docs::guide))
+        .routes(routes!(crate::web::graphiql::asset))
 }
 
 pub fn build_router(state: AppState) -> Router {

@@ -33,7 +33,8 @@ pub async fn graphql_post(
     params(("query" = String, Query, description = "GraphQL query document (queries only)"),
            ("variables" = Option<String>, Query, description = "JSON-encoded variables"),
            ("operationName" = Option<String>, Query)),
-    responses((status = 200, description = "A GraphQL response", body = Object),
+    responses((status = 200, description = "A GraphQL response; without `query` and with `Accept: text/html`, the GraphiQL IDE (HTML)",
+               content((Object = "application/json"), (String = "text/html"))),
               (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
 pub async fn graphql_get(
     State(state): State<AppState>,
@@ -49,6 +50,9 @@ pub async fn graphql_get(
                 .iter()
                 .any(|(k, v)| k == "query" && !v.trim().is_empty())
         });
+    if !has_query && crate::web::graphiql::wants_ide(&parts.headers) {
+        return Ok(crate::web::graphiql::ide_page());
+    }
     if !has_query {
         return Err(AppError::invalid(
             &["query", "query"],

@@ -106,3 +106,46 @@ async fn a_crafted_host_header_is_not_echoed_into_the_page() {
     assert_eq!(status, StatusCode::OK);
     assert!(!html.contains("<script>alert"));
 }
+
+#[tokio::test]
+async fn a_browser_asking_for_graphql_gets_the_bundled_graphiql_ide() {
+    let app = TestApp::new().await;
+    let r = app
+        .send(
+            Request::get("/graphql")
+                .header(header::ACCEPT, "text/html,application/xhtml+xml")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert!(r.text.contains("/graphiql/graphiql.js") && r.text.contains("/graphiql/graphiql.css"));
+    assert!(
+        !r.text.contains("http://") && !r.text.contains("https://"),
+        "nothing from outside"
+    );
+    for (file, media) in [
+        ("graphiql.js", "text/javascript"),
+        ("graphiql.css", "text/css"),
+        ("editor.worker.js", "text/javascript"),
+        ("graphql.worker.js", "text/javascript"),
+        ("json.worker.js", "text/javascript"),
+        ("codicon.ttf", "font/ttf"),
+    ] {
+        let asset = app.get(&format!("/graphiql/{file}")).await;
+        assert_eq!(asset.status, StatusCode::OK, "{file}");
+        let content_type = asset.headers[header::CONTENT_TYPE].to_str().unwrap();
+        assert!(content_type.starts_with(media), "{file}: {content_type}");
+        assert!(asset.text.len() > 10_000, "{file} is the real bundle");
+    }
+    assert_eq!(
+        app.get("/graphiql/nope.js").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let client = app.get("/graphql").await;
+    assert_eq!(
+        client.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a client without a query gets a 422"
+    );
+}

@@ -1,0 +1,34 @@
+// The GraphiQL IDE served at GET /graphql: everything it loads comes from this server.
+import { GraphiQL } from 'graphiql';
+import { createGraphiQLFetcher } from '@graphiql/toolkit';
+import { createRoot } from 'react-dom/client';
+import 'graphiql/style.css';
+
+// Monaco runs its language services in web workers, bundled beside this file.
+globalThis.MonacoEnvironment = {
+  getWorker(_workerId, label) {
+    const name = label === 'json' || label === 'graphql' ? label : 'editor';
+    return new Worker(`/graphiql/${name}.worker.js`);
+  },
+};
+
+const fetcher = createGraphiQLFetcher({ url: '/graphql' });
+
+const defaultQuery = `# The Space-Time Records Service graph. Press the run button (or Ctrl-Enter).
+# Send your key as a header: {"Authorization": "Bearer str_..."} in the Headers tab.
+{
+  search(query: "plumber", maxResults: 5) {
+    results {
+      label
+      score
+      record {
+        ... on Entity { displayName city contributions(first: 3) { linkType entry { observedAtTstampUtc agent { displayName } } } }
+      }
+    }
+  }
+}
+`;
+
+createRoot(document.getElementById('graphiql')).render(
+  <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} />,
+);
