@@ -60,14 +60,21 @@ pub async fn insert(conn: &mut PgConnection, n: &NewNote) -> Result<Note, sqlx::
 }
 
 /// The target (schema, table, id) of a note, to check that a reply stays on its thread's target.
-pub async fn target_of(
+/// The target of note `id` when `viewer` may see the note; a note they may not see is as absent
+/// as one that does not exist.
+pub async fn visible_target_of(
     conn: &mut PgConnection,
+    viewer: Viewer,
     id: Uuid,
 ) -> Result<Option<(String, String, Uuid)>, sqlx::Error> {
-    sqlx::query_as("SELECT target_schema, target_table, target_id FROM notes WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await
+    sqlx::query_as(&format!(
+        "SELECT target_schema, target_table, target_id FROM notes WHERE {VISIBLE} AND id = $3"
+    ))
+    .bind(viewer.agent_id)
+    .bind(viewer.principal_id)
+    .bind(id)
+    .fetch_optional(conn)
+    .await
 }
 
 pub async fn list(

@@ -111,7 +111,7 @@ pub async fn create(
             input.target_table.clone(),
             input.target_id,
         ));
-        match db::target_of(&mut tx, parent).await? {
+        match db::visible_target_of(&mut tx, viewer(ctx), parent).await? {
             None => {
                 return Err(AppError::invalid(
                     &at(loc, "parent_note_id"),

@@ -448,3 +448,29 @@ async fn anonymous_writes_are_rate_limited_per_client_address() {
         .insert("authorization", format!("Bearer {key}").parse().unwrap());
     assert_eq!(app.send(keyed).await.status, StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn a_reply_to_a_note_the_caller_cannot_see_is_refused_like_a_missing_parent() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Private Thread Ltd", -2.24).await;
+    let (_, author) = app.register("Insider").await;
+    let internal = app
+        .post_as(
+            "/api/v1/notes",
+            note(&target, "internal", "agents only"),
+            &author,
+        )
+        .await;
+    assert_eq!(internal.status, StatusCode::CREATED, "{}", internal.text);
+    let mut reply = note(&target, "public", "a reply from outside");
+    reply["parent_note_id"] = internal.body["id"].clone();
+    let hidden = app.post("/api/v1/notes", reply.clone()).await;
+    reply["parent_note_id"] = json!(uuid::Uuid::now_v7());
+    let missing = app.post("/api/v1/notes", reply).await;
+    assert_eq!(hidden.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        hidden.body, missing.body,
+        "no difference reveals the hidden note"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM notes").await, 1);
+}
