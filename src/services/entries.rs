@@ -20,6 +20,10 @@ pub const MAX_ATTACHMENTS: usize = 16;
 pub const MAX_ATTACHMENT_BYTES: usize = 10 * 1024 * 1024;
 pub const MAX_MULTIPART_BYTES: usize = 25 * 1024 * 1024;
 const MAX_CONTEXT_BYTES: usize = 256 * 1024;
+/// How far past the server's clock an observation may be dated (clients' clocks drift).
+pub const MAX_CLOCK_SKEW_MINUTES: i64 = 5;
+/// A validity window may lie ahead (an offer starting next month), but not beyond this horizon.
+pub const MAX_VALIDITY_AHEAD_DAYS: i64 = 3653;
 
 /// Body of POST /api/v1/space-time-entries. The author is the bearer's agent.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -102,6 +106,27 @@ pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> App
         "target_canonical_table and target_canonical_id go together",
         "value_error",
     );
+    // Evidence from the future would win every freshness comparison for ever.
+    let now = Utc::now();
+    if let Some(observed) = input.observed_at_tstamp_utc {
+        v.check(
+            observed <= now + chrono::Duration::minutes(MAX_CLOCK_SKEW_MINUTES),
+            "observed_at_tstamp_utc",
+            "must not be in the future (at most 5 minutes of clock skew)",
+            "value_error",
+        );
+    }
+    for (field, value) in [
+        ("valid_from_tstamp_utc", input.valid_from_tstamp_utc),
+        ("valid_to_tstamp_utc", input.valid_to_tstamp_utc),
+    ] {
+        v.check(
+            value.is_none_or(|t| t <= now + chrono::Duration::days(MAX_VALIDITY_AHEAD_DAYS)),
+            field,
+            "must be at most 10 years ahead",
+            "value_error",
+        );
+    }
     if let (Some(from), Some(to)) = (input.valid_from_tstamp_utc, input.valid_to_tstamp_utc) {
         v.check(
             from <= to,

@@ -410,3 +410,44 @@ async fn rubrics_guide_and_public_docs_are_served() {
     assert_eq!(gql.body["data"]["agentDoc"].as_str().unwrap(), guide.text);
     assert!(gql.body["data"]["missing"].is_null());
 }
+
+#[tokio::test]
+async fn evidence_dated_in_the_future_is_refused() {
+    let app = TestApp::new().await;
+    let (_, key) = app.register("Time Traveller").await;
+    let base = json!({"entry_type": "entity", "latitude": 53.48, "longitude": -2.24,
+        "context": {"display_name": "Tomorrow Ltd"}});
+    let soon = (chrono::Utc::now() + chrono::Duration::minutes(2)).to_rfc3339();
+    let later = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    for (field, value, status) in [
+        (
+            "observed_at_tstamp_utc",
+            "9999-01-01T00:00:00Z",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "observed_at_tstamp_utc",
+            later.as_str(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        ("observed_at_tstamp_utc", soon.as_str(), StatusCode::CREATED),
+        (
+            "valid_to_tstamp_utc",
+            "9999-12-31T00:00:00Z",
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            "valid_from_tstamp_utc",
+            "2027-01-01T00:00:00Z",
+            StatusCode::CREATED,
+        ),
+    ] {
+        let mut body = base.clone();
+        body[field] = json!(value);
+        let r = app.post_entry(&key, body).await;
+        assert_eq!(r.status, status, "{field} = {value}: {}", r.text);
+        if status == StatusCode::UNPROCESSABLE_ENTITY {
+            assert_eq!(r.body["detail"][0]["loc"], json!(["body", field]));
+        }
+    }
+}
