@@ -41,11 +41,20 @@ pub async fn database_url(config: &Config) -> anyhow::Result<(String, Option<Emb
 
 pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> {
     config.validate()?;
-    let pool = db::connect(url, config.db_max_connections)
+    // Migrations run on a session of their own, free of the request-sized statement timeout.
+    let migrations = db::connect(url, 1)
         .await
         .context("connecting to the database")?;
-    db::migrate(&pool).await.context("running migrations")?;
-    let search_pool = db::connect_search(url, config.db_max_connections)
+    db::migrate(&migrations)
+        .await
+        .context("running migrations")?;
+    migrations.close().await;
+    let limits =
+        db::SessionLimits::for_request_timeout(Duration::from_secs(config.request_timeout_secs));
+    let pool = db::connect_limited(url, config.db_max_connections, limits)
+        .await
+        .context("connecting to the database")?;
+    let search_pool = db::connect_search(url, config.db_max_connections, limits)
         .context("the database URL, for search")?;
     let secret = match &config.jwt_secret {
         Some(secret) => secret.as_bytes().to_vec(),

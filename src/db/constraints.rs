@@ -39,8 +39,23 @@ pub fn field_of_constraint(constraint: &str) -> (String, &'static str) {
     (rest.to_string(), "check")
 }
 
+/// SQLSTATEs that say "not now" rather than "never": the statement timed out or was cancelled,
+/// the server is shutting down or starting, connections ran out, or the connection broke.
+fn is_transient(sqlstate: &str) -> bool {
+    sqlstate.starts_with("08")
+        || sqlstate.starts_with("57")
+        || matches!(sqlstate, "53300" | "53400" | "40001" | "40P01")
+}
+
 pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
     match &err {
+        sqlx::Error::Database(db) if is_transient(db.code().as_deref().unwrap_or_default()) => {
+            tracing::warn!(
+                sqlstate = db.code().as_deref().unwrap_or_default(),
+                "database unavailable or too slow"
+            );
+            AppError::NotReady("the database is unavailable or too slow; retry later".into())
+        }
         sqlx::Error::Database(db) => {
             let sqlstate = db.code().map(|c| c.to_string()).unwrap_or_default();
             let constraint = db.constraint().unwrap_or_default().to_string();
@@ -77,7 +92,14 @@ pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
             };
             AppError::Validation(vec![FieldError::new(loc, msg, kind)])
         }
-        sqlx::Error::PoolTimedOut => AppError::NotReady("database unavailable".into()),
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => {
+            tracing::warn!(error = %err, "database unavailable");
+            AppError::NotReady("the database is unavailable; retry later".into())
+        }
         _ => AppError::Internal(err.into()),
     }
 }

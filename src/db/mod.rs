@@ -39,14 +39,65 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> 
     Ok(pool_options(max_connections).connect(url).await?)
 }
 
+/// Time limits on every session of the service's pools: a statement still running when its
+/// request has already timed out (or whose client went away) is cancelled by PostgreSQL itself,
+/// and a transaction left idle cannot hold locks for long.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    pub statement_timeout: Duration,
+    pub idle_in_transaction_timeout: Duration,
+}
+
+impl SessionLimits {
+    /// Statements end a few seconds before the request timeout, so the 503 comes from the
+    /// service with a clear cause rather than from a cut connection.
+    pub fn for_request_timeout(request_timeout: Duration) -> SessionLimits {
+        let statement = request_timeout
+            .saturating_sub(Duration::from_secs(5))
+            .max(Duration::from_secs(1));
+        SessionLimits {
+            statement_timeout: statement,
+            idle_in_transaction_timeout: request_timeout * 2,
+        }
+    }
+
+    fn apply(&self, options: PgConnectOptions) -> PgConnectOptions {
+        options.options([
+            (
+                "statement_timeout",
+                format!("{}ms", self.statement_timeout.as_millis()),
+            ),
+            (
+                "idle_in_transaction_session_timeout",
+                format!("{}ms", self.idle_in_transaction_timeout.as_millis()),
+            ),
+        ])
+    }
+}
+
+/// The service's main pool, its sessions time-limited.
+pub async fn connect_limited(
+    url: &str,
+    max_connections: u32,
+    limits: SessionLimits,
+) -> anyhow::Result<PgPool> {
+    let options = limits.apply(PgConnectOptions::from_str(url)?);
+    Ok(pool_options(max_connections).connect_with(options).await?)
+}
+
 /// The pool searches run on. Its sessions plan every statement for the values of each call
 /// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round trip):
 /// the best search plan depends on the radius and on how common the words are, which a cached
 /// generic plan cannot know. The other statements keep generic plans, which spare the
 /// transformer a planning step per statement. Also the seam for a read replica later.
-pub fn connect_search(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
-    let options =
-        PgConnectOptions::from_str(url)?.options([("plan_cache_mode", "force_custom_plan")]);
+pub fn connect_search(
+    url: &str,
+    max_connections: u32,
+    limits: SessionLimits,
+) -> anyhow::Result<PgPool> {
+    let options = limits
+        .apply(PgConnectOptions::from_str(url)?)
+        .options([("plan_cache_mode", "force_custom_plan")]);
     Ok(pool_options(max_connections).connect_lazy_with(options))
 }
 

@@ -22,6 +22,10 @@ impl IntoResponse for AppError {
             AppError::RateLimited { retry_after_secs } => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
             }
+            AppError::NotReady(_) => {
+                // Outages and timeouts are usually over within seconds.
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            }
             _ => {}
         }
         response

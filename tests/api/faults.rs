@@ -1,0 +1,132 @@
+//! Faults: statements are time-limited; a database outage answers 503 with Retry-After on every
+//! route (never 500) and the routes recover by themselves when the database is back.
+
+use crate::harness::{TestApp, tmp_dir};
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use http_body_util::BodyExt;
+use spacetime_records::config::Config;
+use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::{app, db};
+use tower::ServiceExt;
+
+#[tokio::test]
+async fn statements_are_cancelled_before_the_request_times_out() {
+    let app = TestApp::with_config(|c| c.request_timeout_secs = 6).await;
+    let timeout: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(timeout, "1s");
+    let idle: String = sqlx::query_scalar("SHOW idle_in_transaction_session_timeout")
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(idle, "12s");
+    let slow = sqlx::query("SELECT pg_sleep(3)")
+        .execute(app.pool())
+        .await
+        .unwrap_err();
+    let error = spacetime_records::error::AppError::from(slow);
+    assert_eq!(
+        error.status(),
+        503,
+        "a cancelled statement is a retryable 503, not a 500"
+    );
+    assert_eq!(error.code(), "NOT_READY");
+}
+
+async fn call(
+    router: &axum::Router,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> (StatusCode, Option<String>, String) {
+    let mut request = Request::builder().method(method).uri(path);
+    if body.is_some() {
+        request = request.header(header::CONTENT_TYPE, "application/json");
+    }
+    let request = request
+        .body(
+            body.map(|b| Body::from(b.to_string()))
+                .unwrap_or_else(Body::empty),
+        )
+        .unwrap();
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let retry = response
+        .headers()
+        .get(header::RETRY_AFTER)
+        .map(|v| v.to_str().unwrap().to_string());
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, retry, String::from_utf8_lossy(&bytes).to_string())
+}
+
+#[tokio::test]
+async fn a_database_outage_is_503_with_retry_after_everywhere_and_routes_recover() {
+    let dir = tmp_dir().join(format!("outage-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cluster = EmbeddedCluster::ensure_running(&dir, None, Durability::ThrowAway).unwrap();
+    db::ensure_database(&cluster.url("postgres"), "outage")
+        .await
+        .unwrap();
+    let mut config = Config::for_data_dir(dir.join("data"));
+    config.jwt_secret = Some("test-secret-test-secret-test-secret-0123".into());
+    config.db_max_connections = 3;
+    let state = app::build_state(config, &cluster.url("outage"))
+        .await
+        .unwrap();
+    let router = app::build_router(state);
+    let routes: [(&str, &str, Option<&str>); 5] = [
+        ("GET", "/api/v1/entities", None),
+        ("GET", "/api/v1/search?query=bakery", None),
+        ("GET", "/api/v1/agents", None),
+        (
+            "POST",
+            "/api/v1/agents/register",
+            Some(r#"{"agent_type": "scraper", "display_name": "Outage"}"#),
+        ),
+        (
+            "POST",
+            "/graphql",
+            Some(r#"{"query": "{ agents { edges { node { id } } } }"}"#),
+        ),
+    ];
+    for (method, path, body) in routes {
+        let (status, _, text) = call(&router, method, path, body).await;
+        assert!(
+            status.is_success(),
+            "{method} {path} before the outage: {status} {text}"
+        );
+    }
+
+    cluster.stop().unwrap();
+    for (method, path, body) in routes {
+        let (status, retry, text) = call(&router, method, path, body).await;
+        if path == "/graphql" {
+            assert_eq!(status, StatusCode::OK, "{text}");
+            assert!(text.contains("NOT_READY"), "{text}");
+        } else {
+            assert_eq!(
+                status,
+                StatusCode::SERVICE_UNAVAILABLE,
+                "{method} {path}: {text}"
+            );
+            assert_eq!(retry.as_deref(), Some("5"), "{method} {path}");
+            assert!(text.contains("NOT_READY"), "{text}");
+        }
+    }
+    let (ready, _, _) = call(&router, "GET", "/ready", None).await;
+    assert_eq!(ready, StatusCode::SERVICE_UNAVAILABLE);
+
+    let restarted = EmbeddedCluster::ensure_running(&dir, None, Durability::ThrowAway).unwrap();
+    for (method, path, body) in routes {
+        let (status, _, text) = call(&router, method, path, body).await;
+        assert!(
+            status.is_success(),
+            "{method} {path} after the outage: {status} {text}"
+        );
+    }
+    restarted.stop().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
