@@ -16,6 +16,7 @@ use axum::{Extension, Json, Router};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -27,7 +28,7 @@ pub const EMBEDDED_DATABASE: &str = "spacetime";
 /// Where the database is: the configured URL, or the embedded cluster started (or reused) here.
 pub async fn database_url(config: &Config) -> anyhow::Result<(String, Option<EmbeddedCluster>)> {
     if let Some(url) = &config.database_url {
-        return Ok((url.clone(), None));
+        return Ok((url.expose().to_string(), None));
     }
     let pg_dir = config.data_dir.join("postgres");
     let bindir = config.pg_bindir.clone();
@@ -57,7 +58,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let search_pool = db::connect_search(url, config.db_max_connections, limits)
         .context("the database URL, for search")?;
     let secret = match &config.jwt_secret {
-        Some(secret) => secret.as_bytes().to_vec(),
+        Some(secret) => secret.expose().as_bytes().to_vec(),
         None => load_or_create_secret(&config.data_dir)?,
     };
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
@@ -126,6 +127,7 @@ pub fn build_router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = Duration::from_secs(state.config.request_timeout_secs);
     let body_limit = state.config.max_body_bytes;
+    let max_concurrent = state.config.max_concurrent_requests;
     let docs_pages = crate::web::api_docs::pages(&openapi);
     let mcp = crate::mcp::router(state.clone());
     api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
@@ -138,8 +140,11 @@ pub fn build_router(state: AppState) -> Router {
             rest::extract::authenticate,
         ))
         .with_state(state)
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
+        .layer(axum::middleware::from_fn(shed_load))
+        .layer(Extension(Arc::new(tokio::sync::Semaphore::new(max_concurrent))))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
@@ -148,6 +153,33 @@ pub fn build_router(state: AppState) -> Router {
         }))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(SetSensitiveRequestHeadersLayer::new([header::AUTHORIZATION]))
+}
+
+/// A panicking handler answers the standard 500 body (its cause logged in the request's span,
+/// which carries the request id) instead of resetting the connection.
+pub fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let cause = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("a non-string panic payload");
+    AppError::internal(anyhow::anyhow!("handler panicked: {cause}")).into_response()
+}
+
+/// Past `max` requests in flight in this process, a request is refused at once with 503 and
+/// Retry-After rather than queued without bound. One semaphore for the whole router: axum applies
+/// a `layer` to each route separately, so a tower concurrency limit would count per route.
+async fn shed_load(
+    Extension(permits): Extension<Arc<tokio::sync::Semaphore>>,
+    request: Request<axum::body::Body>,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    match permits.try_acquire_owned() {
+        Ok(_permit) => next.run(request).await,
+        Err(_) => {
+            AppError::NotReady("the server is at capacity; retry later".into()).into_response()
+        }
+    }
 }
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {

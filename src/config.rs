@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub struct Config {
     /// PostgreSQL URL. When unset, a private PostGIS cluster is started in `<data_dir>/postgres`.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: Option<String>,
+    pub database_url: Option<Secret>,
 
     /// Directory for the embedded cluster, attachments and the generated token-signing secret.
     #[arg(long, env = "STRS_DATA_DIR", default_value = "./data")]
@@ -22,7 +22,7 @@ pub struct Config {
     /// Secret for signing access tokens (HS256, at least 32 bytes). Several server processes
     /// sharing one database must share it; when unset, one is generated into the data directory.
     #[arg(long, env = "STRS_JWT_SECRET", hide_env_values = true)]
-    pub jwt_secret: Option<String>,
+    pub jwt_secret: Option<Secret>,
 
     /// Directory of the PostgreSQL server binaries (initdb, pg_ctl). Found via pg_config when unset.
     #[arg(long, env = "STRS_PG_BINDIR")]
@@ -62,6 +62,10 @@ pub struct Config {
     #[arg(long, env = "STRS_ACCESS_TOKEN_TTL_SECS", default_value_t = 900)]
     pub access_token_ttl_secs: u64,
 
+    /// Requests in flight per process; past it a request is answered 503 at once (load shed).
+    #[arg(long, env = "STRS_MAX_CONCURRENT_REQUESTS", default_value_t = 512)]
+    pub max_concurrent_requests: usize,
+
     /// `Host` values the MCP endpoint answers (comma-separated hostnames or host:port); the
     /// loopback names by default, which protects a local server from DNS rebinding. A public
     /// deployment lists its own hostnames.
@@ -97,6 +101,7 @@ impl Config {
             transformer_loops: None,
             anon_writes_per_minute: 30,
             messages_per_hour: 120,
+            max_concurrent_requests: 512,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
         }
@@ -112,7 +117,7 @@ impl Config {
     pub fn validate(&self) -> anyhow::Result<()> {
         if let Some(secret) = &self.jwt_secret {
             anyhow::ensure!(
-                secret.len() >= 32,
+                secret.expose().len() >= 32,
                 "STRS_JWT_SECRET must be at least 32 bytes long"
             );
         }
@@ -129,6 +134,10 @@ impl Config {
             "STRS_MESSAGES_PER_HOUR must be at least 1"
         );
         anyhow::ensure!(
+            self.max_concurrent_requests >= 1,
+            "STRS_MAX_CONCURRENT_REQUESTS must be at least 1"
+        );
+        anyhow::ensure!(
             self.db_max_connections >= 1,
             "STRS_DB_MAX_CONNECTIONS must be at least 1"
         );
@@ -137,5 +146,41 @@ impl Config {
             "STRS_ACCESS_TOKEN_TTL_SECS must be between 60 and 86400"
         );
         Ok(())
+    }
+}
+
+/// A value that must never reach a log: `Debug` prints `[redacted]` (a database URL carries its
+/// password, the token secret signs every access token).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = std::convert::Infallible;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Secret(s.to_string()))
+    }
+}
+
+impl From<&str> for Secret {
+    fn from(s: &str) -> Self {
+        Secret(s.to_string())
+    }
+}
+
+impl From<String> for Secret {
+    fn from(s: String) -> Self {
+        Secret(s)
     }
 }

@@ -130,3 +130,59 @@ async fn a_database_outage_is_503_with_retry_after_everywhere_and_routes_recover
     restarted.stop().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_panicking_handler_answers_the_standard_500_body() {
+    let router = axum::Router::new()
+        .route(
+            "/boom",
+            axum::routing::get(|| async {
+                if true {
+                    panic!("a bug in a handler");
+                }
+                "unreachable"
+            }),
+        )
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            app::panic_response,
+        ));
+    let (status, _, text) = call(&router, "GET", "/boom", None).await;
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(body["code"], "INTERNAL");
+    assert!(
+        !text.contains("a bug in a handler"),
+        "the cause is logged, not sent"
+    );
+}
+
+#[tokio::test]
+async fn requests_past_the_concurrency_limit_are_shed_with_503() {
+    let app = TestApp::with_config(|c| c.max_concurrent_requests = 1).await;
+    // A body that never finishes keeps the first request (and its permit) in flight.
+    let (_tx, rx) = tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::io::Error>>(1);
+    let slow = Request::post("/api/v1/agents/register")
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from_stream(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        ))
+        .unwrap();
+    let router = app.router.clone();
+    let in_flight = tokio::spawn(async move { router.oneshot(slow).await });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (status, retry, text) = call(&app.router, "GET", "/health", None).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{text}");
+    assert_eq!(retry.as_deref(), Some("5"));
+    in_flight.abort();
+}
+
+#[test]
+fn secrets_never_appear_in_the_debug_form_of_the_configuration() {
+    let mut config = Config::for_data_dir("/tmp/x".into());
+    config.database_url = Some("postgres://app:hunter2-password@db.internal/records".into());
+    config.jwt_secret = Some("jwt-secret-value-jwt-secret-value-0000".into());
+    let printed = format!("{config:?}");
+    assert!(!printed.contains("hunter2"), "{printed}");
+    assert!(!printed.contains("jwt-secret-value"), "{printed}");
+    assert!(printed.contains("[redacted]"));
+}

@@ -42,7 +42,7 @@ async fn ready_is_503_when_the_database_is_stopped() {
         .await
         .unwrap();
     let mut config = Config::for_data_dir(dir.join("data"));
-    config.jwt_secret = Some("x".repeat(32));
+    config.jwt_secret = Some("x".repeat(32).into());
     let state = app::build_state(config, &cluster.url("ready_probe"))
         .await
         .unwrap();
