@@ -1,6 +1,6 @@
 //! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json, read_body};
+use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
 use super::{Created, ErrorBody, ValidationErrorBody, multipart};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{EntryStatus, ListParams};
@@ -48,13 +48,9 @@ pub async fn create_entry(
     let (input, uploads) = if content_type.starts_with("multipart/form-data") {
         multipart::entry_with_attachments(req, &state).await?
     } else {
-        let (headers, bytes) = read_body(req, &state).await?;
-        super::extract::require_json(&headers)?;
-        if bytes.len() > state.config.max_body_bytes {
-            return Err(AppError::PayloadTooLarge {
-                limit_bytes: Some(state.config.max_body_bytes),
-            });
-        }
+        super::extract::require_json(req.headers())?;
+        let (_, bytes) =
+            super::extract::read_body_limited(req, state.config.max_body_bytes).await?;
         (parse_json::<EntryCreate>(&bytes)?, Vec::new())
     };
     entries::create(&state, &ctx, input, uploads, &["body"])

@@ -54,6 +54,31 @@ pub async fn read_body(req: Request, state: &AppState) -> Result<(HeaderMap, Byt
     Ok((headers, bytes))
 }
 
+/// Reads a body of at most `limit` bytes, whatever larger limit the route allows (the entry route
+/// allows multipart uploads of 25 MiB, its JSON bodies only the JSON limit): reading stops, with a
+/// 413, as soon as the limit is passed.
+pub async fn read_body_limited(req: Request, limit: usize) -> Result<(HeaderMap, Bytes), AppError> {
+    let headers = req.headers().clone();
+    let bytes = axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|e| {
+            let too_long = std::error::Error::source(&e)
+                .is_some_and(|cause| cause.to_string().contains("length limit"));
+            if too_long || e.to_string().contains("length limit") {
+                AppError::PayloadTooLarge {
+                    limit_bytes: Some(limit),
+                }
+            } else {
+                AppError::invalid(
+                    &["body"],
+                    "the request body could not be read",
+                    "body_error",
+                )
+            }
+        })?;
+    Ok((headers, bytes))
+}
+
 pub fn require_json(headers: &HeaderMap) -> Result<(), AppError> {
     let content_type = headers
         .get(header::CONTENT_TYPE)

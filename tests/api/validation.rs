@@ -201,3 +201,35 @@ async fn unknown_routes_are_a_json_404() {
     assert_eq!(r.status, StatusCode::NOT_FOUND);
     assert_eq!(r.body["code"], "NOT_FOUND");
 }
+
+#[tokio::test]
+async fn an_oversized_json_entry_is_refused_after_reading_little_more_than_the_limit() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let app = TestApp::new().await;
+    let (_, key) = app.register("Flooder").await;
+    let produced = Arc::new(AtomicUsize::new(0));
+    let counter = produced.clone();
+    // 20 MiB of JSON, produced lazily in 64 KiB chunks; the JSON limit is 1 MiB.
+    let chunks = futures::stream::iter((0..320).map(move |i| {
+        counter.fetch_add(65_536, Ordering::SeqCst);
+        let chunk = if i == 0 {
+            format!("{{\"entry_type\": \"{}", "a".repeat(65_536 - 16))
+        } else {
+            "a".repeat(65_536)
+        };
+        Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk))
+    }));
+    let request = axum::http::Request::post("/api/v1/space-time-entries")
+        .header(axum::http::header::CONTENT_TYPE, "application/json")
+        .header(axum::http::header::AUTHORIZATION, format!("Bearer {key}"))
+        .body(axum::body::Body::from_stream(chunks))
+        .unwrap();
+    let r = app.send(request).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.text);
+    let read = produced.load(Ordering::SeqCst);
+    assert!(
+        read <= 2 * 1024 * 1024,
+        "read {read} bytes of a 20 MiB body"
+    );
+}
