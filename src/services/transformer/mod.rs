@@ -97,10 +97,20 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
 async fn process_batch(state: &AppState, size: i64, trigger: &str) -> AppResult<Batch> {
     // A random start on the claim's area order: concurrent workers start in different areas.
     let start: i32 = rand::random();
-    match try_batch(state, size, start, trigger, Care::Fast).await {
-        Ok(batch) => Ok(batch),
-        Err(err) => {
+    // A panic in the fast path is one more reason to redo the batch carefully, where a panicking
+    // entry is rejected alone.
+    let fast = std::panic::AssertUnwindSafe(try_batch(state, size, start, trigger, Care::Fast));
+    match futures::FutureExt::catch_unwind(fast).await {
+        Ok(Ok(batch)) => Ok(batch),
+        Ok(Err(err)) => {
             tracing::warn!(error = ?err, "transformer batch failed; redoing it entry by entry");
+            try_batch(state, size, start, trigger, Care::EntryByEntry).await
+        }
+        Err(panic) => {
+            tracing::error!(
+                cause = panic_text(&panic),
+                "transformer batch panicked; redoing it entry by entry"
+            );
             try_batch(state, size, start, trigger, Care::EntryByEntry).await
         }
     }
@@ -213,22 +223,41 @@ async fn process_claimed(
     Ok(results)
 }
 
-/// Inside a savepoint: a failure rejects this entry (with the error kept) and nothing else.
+/// The message of a caught panic.
+pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic".to_string())
+}
+
+/// Inside a savepoint: a failure or a panic rejects this entry (with the cause kept) and nothing
+/// else.
 async fn decide_carefully(
     tx: &mut PgConnection,
     view: &mut BatchView,
     entry: &SpaceTimeEntry,
 ) -> AppResult<Decision> {
     let mut savepoint = tx.begin().await?;
-    match decide_and_apply(&mut savepoint, view, entry).await {
-        Ok(decision) => {
+    let attempt = std::panic::AssertUnwindSafe(decide_and_apply(&mut savepoint, view, entry));
+    match futures::FutureExt::catch_unwind(attempt).await {
+        Ok(Ok(decision)) => {
             savepoint.commit().await?;
             Ok(decision)
         }
-        Err(err) => {
+        Ok(Err(err)) => {
             savepoint.rollback().await?;
             tracing::warn!(entry_id = %entry.id, error = ?err, "entry could not be processed");
             Ok(Decision::rejected("processing failed").with_error(err.public_message()))
+        }
+        Err(panic) => {
+            // A poison entry is rejected with the cause instead of killing every loop that claims it.
+            savepoint.rollback().await?;
+            let cause = panic_text(&panic);
+            tracing::error!(entry_id = %entry.id, cause, "processing an entry panicked");
+            Ok(Decision::rejected("processing failed")
+                .with_error(format!("the transformer failed on this entry: {cause}")))
         }
     }
 }

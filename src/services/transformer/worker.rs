@@ -20,13 +20,41 @@ pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
     let (wake_tx, wake_rx) = watch::channel(0_u64);
     let listener = tokio::spawn(relay_notifications(state.clone(), wake_tx, stop.clone()));
     let drains: Vec<_> = (0..loops.max(1))
-        .map(|_| tokio::spawn(drain_loop(state.clone(), wake_rx.clone(), stop.clone())))
+        .map(|_| {
+            let (state, wake, stop) = (state.clone(), wake_rx.clone(), stop.clone());
+            tokio::spawn(supervised(move || {
+                drain_loop(state.clone(), wake.clone(), stop.clone())
+            }))
+        })
         .collect();
     for drain in drains {
         let _ = drain.await;
     }
     listener.abort();
     tracing::info!("transformer worker stopped");
+}
+
+/// Runs the task `make` builds until it ends by itself; a task that panics is logged and started
+/// again after a pause that grows to 30 s, so a bug cannot silently leave the process without its
+/// transformer while `/ready` stays green.
+pub async fn supervised<F, Fut>(make: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let mut pause = Duration::from_millis(100);
+    loop {
+        match tokio::spawn(make()).await {
+            Ok(()) => return,
+            Err(err) if err.is_panic() => {
+                let cause = super::panic_text(&err.into_panic());
+                tracing::error!(cause, "a transformer loop panicked; restarting it");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(30));
+            }
+            Err(_) => return,
+        }
+    }
 }
 
 async fn drain_loop(
@@ -92,4 +120,27 @@ async fn connect(state: &AppState) -> Option<PgListener> {
 pub fn spawn(state: AppState, loops: usize) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {
     let (stop_tx, stop_rx) = watch::channel(false);
     (stop_tx, tokio::spawn(run(state, loops, stop_rx)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::supervised;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[tokio::test]
+    async fn a_loop_that_panics_is_started_again_until_it_ends_by_itself() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counter = runs.clone();
+        supervised(move || {
+            let counter = counter.clone();
+            async move {
+                if counter.fetch_add(1, Ordering::SeqCst) < 2 {
+                    panic!("a poison entry");
+                }
+            }
+        })
+        .await;
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
+    }
 }
