@@ -137,14 +137,6 @@ pub async fn set_status(
     .await
 }
 
-/// The reputation the ranker weighs an agent's evidence with.
-pub async fn reputation(conn: &mut PgConnection, id: Uuid) -> Result<Option<Decimal>, sqlx::Error> {
-    sqlx::query_scalar("SELECT score_reputation FROM agents WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await
-}
-
 /// Which of `ids` name existing agents (references in messages, terms and signatures).
 pub async fn existing_ids(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<Uuid>, sqlx::Error> {
     sqlx::query_scalar("SELECT id FROM agents WHERE id = ANY($1)")

@@ -10,9 +10,62 @@ use uuid::Uuid;
 #[derive(Debug, sqlx::FromRow)]
 pub struct AgentEvidenceRow {
     pub target_id: Uuid,
+    pub agent_id: Uuid,
     pub confidence: Decimal,
-    pub reputation: Decimal,
     pub latest: DateTime<Utc>,
+}
+
+/// What an agent's latest contributions show about it (`transform::ranker::earned_reputation`).
+#[derive(Debug, Clone, Copy, sqlx::FromRow)]
+pub struct TrackRecordRow {
+    pub agent_id: Uuid,
+    /// Distinct records among its latest contributions.
+    pub contributed: i64,
+    /// Of those, records other agents contributed to as well.
+    pub corroborated: i64,
+    /// Confirming and disputing signals by others on records it created.
+    pub confirmed: i64,
+    pub disputed: i64,
+}
+
+/// How many of an agent's latest contributions its track record reads (bounded work per agent).
+const TRACK_RECORD_WINDOW: i64 = 500;
+
+/// The track record of each of `agents`, from what the service observed, never from what the
+/// agent declared about itself.
+pub async fn track_records(
+    conn: &mut PgConnection,
+    agents: &[Uuid],
+) -> Result<Vec<TrackRecordRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT a.id AS agent_id,
+                count(DISTINCT t.target)::int8 AS contributed,
+                count(DISTINCT t.target) FILTER (WHERE EXISTS (
+                    SELECT 1 FROM canonical_link_contributions c2
+                    JOIN space_time_entries e2 ON e2.id = c2.source_space_time_entry_id
+                    WHERE c2.target_canonical_id = t.target AND e2.agent_id <> a.id
+                      AND c2.link_type <> 'duplicate_of'))::int8 AS corroborated,
+                coalesce(sum(sig.positive), 0)::int8 AS confirmed,
+                coalesce(sum(sig.negative), 0)::int8 AS disputed
+         FROM unnest($1::uuid[]) AS a(id)
+         LEFT JOIN LATERAL (
+            SELECT c.target_canonical_id AS target, c.link_type
+            FROM space_time_entries e
+            JOIN canonical_link_contributions c ON c.source_space_time_entry_id = e.id
+            WHERE e.agent_id = a.id AND c.link_type <> 'duplicate_of'
+            ORDER BY e.id DESC LIMIT $2) t ON true
+         LEFT JOIN LATERAL (
+            SELECT count(*) FILTER (WHERE s.signal_type IN ('confirm', 'boost_confidence')) AS positive,
+                   count(*) FILTER (WHERE s.signal_type IN ('reject', 'flag', 'reduce_confidence', 'stale')) AS negative
+            FROM signals s
+            WHERE t.link_type = 'created' AND s.target_id = t.target
+              AND s.created_by_agent_id IS NOT NULL AND s.created_by_agent_id <> a.id) sig ON true
+         GROUP BY a.id",
+    )
+    .bind(agents)
+    .bind(TRACK_RECORD_WINDOW)
+    .fetch_all(conn)
+    .await
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -30,14 +83,12 @@ pub async fn agent_evidence(
     ids: &[Uuid],
 ) -> Result<Vec<AgentEvidenceRow>, sqlx::Error> {
     sqlx::query_as(
-        "SELECT c.target_canonical_id AS target_id, max(e.score_confidence) AS confidence,
-                a.score_reputation AS reputation,
+        "SELECT c.target_canonical_id AS target_id, e.agent_id, max(e.score_confidence) AS confidence,
                 max(coalesce(e.observed_at_tstamp_utc, e.created_at_tstamp_utc)) AS latest
          FROM canonical_link_contributions c
          JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
-         JOIN agents a ON a.id = e.agent_id
          WHERE c.target_canonical_table = $1 AND c.target_canonical_id = ANY($2) AND c.link_type <> 'duplicate_of'
-         GROUP BY c.target_canonical_id, e.agent_id, a.score_reputation",
+         GROUP BY c.target_canonical_id, e.agent_id",
     )
     .bind(table)
     .bind(ids)

@@ -185,14 +185,19 @@ pub async fn rank_many(
                 .collect()
         }
     };
+    let evidence = db::agent_evidence(conn, table, ids).await?;
+    let mut authors: Vec<Uuid> = evidence.iter().map(|row| row.agent_id).collect();
+    authors.sort_unstable();
+    authors.dedup();
+    let earned = reputations(conn, &authors).await?;
     let mut agents: HashMap<Uuid, Vec<AgentEvidence>> = HashMap::new();
-    for row in db::agent_evidence(conn, table, ids).await? {
+    for row in evidence {
         agents
             .entry(row.target_id)
             .or_default()
             .push(AgentEvidence {
                 confidence: row.confidence.to_f64().unwrap_or(0.5),
-                reputation: row.reputation.to_f64().unwrap_or(0.5),
+                reputation: earned.get(&row.agent_id).copied().unwrap_or(0.5),
                 latest_observation: row.latest,
             });
     }
@@ -263,4 +268,24 @@ pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>
         }
     }
     Ok(results)
+}
+
+/// The service's reputation of each agent, earned from its track record (docs/ranking.md); what
+/// an agent declares about itself (`score_reputation`, `score_trust`) is stored, never used here.
+pub(crate) async fn reputations(
+    conn: &mut sqlx::PgConnection,
+    agents: &[Uuid],
+) -> AppResult<HashMap<Uuid, f64>> {
+    if agents.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(db::track_records(conn, agents)
+        .await?
+        .into_iter()
+        .map(|r| {
+            let earned =
+                ranker::earned_reputation(r.contributed, r.corroborated, r.confirmed, r.disputed);
+            (r.agent_id, earned)
+        })
+        .collect())
 }

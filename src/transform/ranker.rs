@@ -108,6 +108,28 @@ fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
+/// The weight of the neutral prior: an agent's first records move its reputation little.
+const REPUTATION_PRIOR: f64 = 10.0;
+
+/// The service's reputation of an agent, earned from its track record and nothing it declared:
+/// 0.5 for a newcomer, up with records other agents corroborate and with others' confirming
+/// signals on records it created, down (twice as fast) with others' disputing signals.
+///
+/// ```text
+/// reputation = clamp(0.5 + 0.5 × (corroborated + confirmed − 2 × disputed)
+///                             / (contributed + confirmed + disputed + 10), 0, 1)
+/// ```
+pub fn earned_reputation(
+    contributed: i64,
+    corroborated: i64,
+    confirmed: i64,
+    disputed: i64,
+) -> f64 {
+    let evidence = (corroborated + confirmed - 2 * disputed) as f64;
+    let weight = (contributed + confirmed + disputed) as f64 + REPUTATION_PRIOR;
+    round4((0.5 + 0.5 * evidence / weight).clamp(0.0, 1.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +194,20 @@ mod tests {
             0.75
         );
         assert_eq!(data_richness(&[]), 0.0);
+    }
+
+    #[test]
+    fn reputation_is_earned_from_corroboration_and_others_signals() {
+        assert_eq!(earned_reputation(0, 0, 0, 0), 0.5, "a newcomer is neutral");
+        assert_eq!(
+            earned_reputation(10, 0, 0, 0),
+            0.5,
+            "uncorroborated records are not wrong"
+        );
+        assert_eq!(earned_reputation(10, 10, 0, 0), 0.75);
+        assert!(earned_reputation(10, 10, 5, 0) > earned_reputation(10, 10, 0, 0));
+        assert_eq!(earned_reputation(10, 0, 0, 5), 0.3, "five disputes of ten records");
+        assert_eq!(earned_reputation(1_000, 1_000, 1_000, 0), 0.9975);
+        assert_eq!(earned_reputation(0, 0, 0, 1_000), 0.0);
     }
 }

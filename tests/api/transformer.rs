@@ -939,3 +939,76 @@ async fn an_entry_whose_locks_another_worker_holds_stays_pending_until_they_are_
     assert_eq!(freed.body["processed"], 1, "{}", freed.text);
     assert_eq!(freed.body["results"][0]["link_type"], "created");
 }
+
+#[tokio::test]
+async fn an_agent_declaring_itself_reputable_gains_nothing_while_corroboration_counts() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let boastful = app
+        .post(
+            "/api/v1/agents/register",
+            json!({"agent_type": "scraper", "display_name": "Boastful", "score_reputation": "1", "score_trust": "1"}),
+        )
+        .await;
+    assert_eq!(boastful.status, StatusCode::CREATED);
+    assert_eq!(
+        boastful.body["agent"]["score_reputation"], "1",
+        "stored as declared"
+    );
+    let boastful_key = boastful.body["api_key"].as_str().unwrap().to_string();
+    let (_, modest_key) = app.register("Modest").await;
+    let a = app
+        .publish(
+            &boastful_key,
+            &admin,
+            entity_entry("Boast Bakery", 53.40, -2.20, json!({})),
+        )
+        .await;
+    let b = app
+        .publish(
+            &modest_key,
+            &admin,
+            entity_entry("Modest Bakery", 53.50, -2.30, json!({})),
+        )
+        .await;
+    let confidence = |id: &str| {
+        let id = id.to_string();
+        let app = &app;
+        async move { app.get(&format!("/api/v1/entities/{id}")).await.body["score_confidence"].clone() }
+    };
+    let (ca, cb) = (
+        confidence(a["canonical_id"].as_str().unwrap()).await,
+        confidence(b["canonical_id"].as_str().unwrap()).await,
+    );
+    assert_eq!(ca, cb, "a declared reputation of 1 changes nothing");
+    let ranked = app
+        .request("POST", "/api/v1/ranker/run-all", None, Some(&admin))
+        .await;
+    assert_eq!(ranked.status, StatusCode::OK);
+    assert_eq!(
+        confidence(a["canonical_id"].as_str().unwrap()).await,
+        confidence(b["canonical_id"].as_str().unwrap()).await,
+        "nor after a ranker run"
+    );
+    // Another agent sighting the modest agent's bakery corroborates it.
+    let (_, witness) = app.register("Witness").await;
+    app.publish(
+        &witness,
+        &admin,
+        entity_entry("Modest Bakery", 53.50, -2.30, json!({})),
+    )
+    .await;
+    app.request("POST", "/api/v1/ranker/run-all", None, Some(&admin))
+        .await;
+    let after: f64 = confidence(b["canonical_id"].as_str().unwrap())
+        .await
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let before: f64 = cb.as_str().unwrap().parse().unwrap();
+    assert!(
+        after > before,
+        "corroboration raised confidence: {before} -> {after}"
+    );
+}

@@ -11,7 +11,6 @@ use crate::domain::EntryType;
 use crate::error::AppResult;
 use crate::transform::extract::{self, EntityDraft};
 use crate::transform::matching::{IdentityKeys, NEARBY_CANDIDATE_RADIUS_M};
-use rust_decimal::prelude::ToPrimitive;
 use sqlx::PgConnection;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -151,9 +150,10 @@ impl BatchView {
         if let Some(known) = self.reputations.get(&agent_id) {
             return Ok(*known);
         }
-        let reputation = crate::db::agents::reputation(conn, agent_id)
+        let reputation = crate::services::ranker::reputations(conn, &[agent_id])
             .await?
-            .and_then(|r| r.to_f64())
+            .get(&agent_id)
+            .copied()
             .unwrap_or(DEFAULT_REPUTATION);
         self.reputations.insert(agent_id, reputation);
         Ok(reputation)
