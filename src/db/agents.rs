@@ -144,3 +144,20 @@ pub async fn existing_ids(conn: &mut PgConnection, ids: &[Uuid]) -> Result<Vec<U
         .fetch_all(conn)
         .await
 }
+
+/// Links an agent that has no principal yet to `principal` (the agent created it).
+pub async fn set_principal_if_none(
+    conn: &mut PgConnection,
+    agent: Uuid,
+    principal: Uuid,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE agents SET principal_id = $2, updated_at_tstamp_utc = now()
+         WHERE id = $1 AND principal_id IS NULL",
+    )
+    .bind(agent)
+    .bind(principal)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -23,11 +23,14 @@ const COLUMNS: &str = "id, agent_id, key_prefix, \
     CASE WHEN status = 'active' AND expires_at_tstamp_utc <= now() THEN 'expired' ELSE status END AS status, \
     scopes, last_used_at_tstamp_utc, expires_at_tstamp_utc, created_at_tstamp_utc, updated_at_tstamp_utc";
 
-const CREDENTIAL_QUERY: &str = "SELECT k.id AS key_id, k.agent_id, a.principal_id, k.scopes,
+/// The caller's principal is the one that granted it membership, never merely the one it named.
+const CREDENTIAL_QUERY: &str = "SELECT k.id AS key_id, k.agent_id, m.principal_id, k.scopes,
         CASE WHEN k.status = 'active' AND k.expires_at_tstamp_utc <= now() THEN 'expired' ELSE k.status END
             AS key_status,
         a.status AS agent_status, k.last_used_at_tstamp_utc
-    FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id";
+    FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id
+    LEFT JOIN principal_memberships m
+        ON m.principal_id = a.principal_id AND m.agent_id = a.id AND m.status = 'granted'";
 
 pub struct NewApiKey<'a> {
     pub agent_id: Uuid,

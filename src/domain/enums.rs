@@ -138,6 +138,11 @@ string_enum!(
     UsefulnessVerdict { Useful => "useful", NeedsWork => "needs_work", NotUseful => "not_useful" }
 );
 
+string_enum!(
+    /// An agent's membership of a principal: granted by the principal, or pending its grant.
+    MembershipStatus { Granted => "granted", Pending => "pending" }
+);
+
 /// Scopes an API key can carry. `admin` guards the internal transformer and ranker operations.
 pub mod scopes {
     pub const ENTRIES_WRITE: &str = "space_time_entries:write";

@@ -65,4 +65,16 @@ impl PrincipalMutation {
         let (state, rctx) = ctx_parts(ctx);
         Ok(principals::create(state, rctx, input, &["input"]).await?)
     }
+
+    /// Grants an agent's pending membership of a principal (a granted member only; same as
+    /// POST /api/v1/principals/{principal_id}/members/{agent_id}/grant).
+    async fn grant_principal_membership(
+        &self,
+        ctx: &Context<'_>,
+        principal_id: Uuid,
+        agent_id: Uuid,
+    ) -> Result<crate::records::agents::PrincipalMembership> {
+        let (state, rctx) = ctx_parts(ctx);
+        Ok(principals::grant(state, rctx, principal_id, agent_id).await?)
+    }
 }

@@ -1,6 +1,8 @@
 //! Principals, agents and API key metadata.
 
-use crate::domain::{AgentStatus, AgentType, ApiKeyStatus, DecimalInput, PrincipalType};
+use crate::domain::{
+    AgentStatus, AgentType, ApiKeyStatus, DecimalInput, MembershipStatus, PrincipalType,
+};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -155,4 +157,18 @@ pub struct ApiKeyCreate {
     pub scopes: Option<Vec<String>>,
     #[serde(default)]
     pub expires_at_tstamp_utc: Option<DateTime<Utc>>,
+}
+
+/// An agent's membership of a principal. Only a granted membership lets the agent read the
+/// principal's `principal_only` notes; an agent naming a principal is pending until a granted
+/// member grants it (docs/agent-docs/principals.md).
+#[derive(Debug, Clone, FromRow, Serialize, ToSchema, async_graphql::SimpleObject)]
+pub struct PrincipalMembership {
+    pub principal_id: Uuid,
+    pub agent_id: Uuid,
+    pub status: MembershipStatus,
+    /// The member that granted it; null for the principal's first member and for pending ones.
+    pub granted_by_agent_id: Option<Uuid>,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+    pub updated_at_tstamp_utc: DateTime<Utc>,
 }

@@ -230,6 +230,37 @@ impl<S: Send + Sync> FromRequestParts<S> for UuidPath {
     }
 }
 
+/// Two UUID path parameters, in path order (`/principals/{principal_id}/members/{agent_id}`).
+pub struct UuidPathPair(pub Uuid, pub Uuid);
+
+impl<S: Send + Sync> FromRequestParts<S> for UuidPathPair {
+    type Rejection = AppError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, AppError> {
+        let params = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|_| AppError::invalid(&["path"], "invalid path", "value_error"))?;
+        let mut ids = Vec::with_capacity(2);
+        let mut problems = Vec::new();
+        for (name, value) in params.iter() {
+            match Uuid::parse_str(value) {
+                Ok(id) => ids.push(id),
+                Err(_) => problems.push(FieldError::new(
+                    ["path", name],
+                    format!("'{value}' is not a valid UUID"),
+                    "uuid_parsing",
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(AppError::Validation(problems));
+        }
+        match ids[..] {
+            [first, second] => Ok(UuidPathPair(first, second)),
+            _ => Err(AppError::invalid(&["path"], "two ids expected", "missing")),
+        }
+    }
+}
+
 /// An authenticated caller: 401 without valid credentials.
 pub struct Auth(pub Ctx);
 

@@ -93,6 +93,8 @@ pub fn router() -> OpenApiRouter<AppState> {
             principals::list_principals
         ))
         .routes(routes!(principals::get_principal))
+        .routes(routes!(principals::grant_membership))
+        .routes(routes!(principals::list_memberships))
         .routes(routes!(agents::create_agent, agents::list_agents))
         .routes(routes!(agents::register_agent))
         .routes(routes!(agents::get_me))

@@ -1,8 +1,8 @@
 //! /api/v1/principals
 
-use super::extract::{MaybeAuth, UuidPath, ValidJson, ValidQuery};
+use super::extract::{Auth, MaybeAuth, UuidPath, UuidPathPair, ValidJson, ValidQuery};
 use super::{Created, LimitQuery};
-use crate::db::principals::Principal;
+use crate::db::principals::{Principal, PrincipalMembership};
 use crate::error::AppError;
 use crate::services::principals::{self, PrincipalCreate};
 use crate::state::AppState;
@@ -38,4 +38,44 @@ pub async fn get_principal(
     UuidPath(id): UuidPath,
 ) -> Result<Json<Principal>, AppError> {
     principals::get(&state, id).await.map(Json)
+}
+
+/// Grant an agent membership of a principal
+///
+/// Bearer: a granted member of the principal. The agent named the principal (at creation or
+/// registration) and waits, pending, until a member grants it; only granted members read the
+/// principal's `principal_only` notes. 403 for a caller that is not a granted member, 404 when
+/// the agent never asked to join.
+#[utoipa::path(post, path = "/api/v1/principals/{principal_id}/members/{agent_id}/grant", tag = "principals",
+    security(("bearer" = [])),
+    params(("principal_id" = uuid::Uuid, Path), ("agent_id" = uuid::Uuid, Path)),
+    responses((status = 200, body = PrincipalMembership), (status = 403, body = super::ErrorBody),
+              (status = 404, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
+pub async fn grant_membership(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPathPair(principal, agent): UuidPathPair,
+) -> Result<Json<PrincipalMembership>, AppError> {
+    principals::grant(&state, &ctx, principal, agent)
+        .await
+        .map(Json)
+}
+
+/// List a principal's memberships
+///
+/// Bearer: a granted member of the principal (403 otherwise). Granted and pending memberships,
+/// newest agent first.
+#[utoipa::path(get, path = "/api/v1/principals/{principal_id}/members", tag = "principals",
+    security(("bearer" = [])),
+    params(("principal_id" = uuid::Uuid, Path), LimitQuery),
+    responses((status = 200, body = Vec<PrincipalMembership>), (status = 403, body = super::ErrorBody),
+              (status = 422, body = super::ValidationErrorBody)))]
+pub async fn list_memberships(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPath(principal): UuidPath,
+    ValidQuery(query): ValidQuery<LimitQuery>,
+) -> Result<Json<Vec<PrincipalMembership>>, AppError> {
+    let page = principals::memberships(&state, &ctx, principal, query.params()?).await?;
+    Ok(Json(page.items))
 }

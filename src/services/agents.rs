@@ -84,10 +84,21 @@ pub async fn create(
     loc: &[&str],
 ) -> AppResult<Agent> {
     let agent = validated(input, loc)?;
-    let mut conn = state.pool.acquire().await?;
-    db::insert(&mut conn, agent)
+    let mut tx = state.pool.begin().await?;
+    let agent = db::insert(&mut tx, agent)
         .await
-        .map_err(|e| AppError::from(e).under(loc))
+        .map_err(|e| AppError::from(e).under(loc))?;
+    join_principal(&mut tx, &agent).await?;
+    tx.commit().await?;
+    Ok(agent)
+}
+
+/// Naming a principal asks to join it: granted if it has no member yet, pending otherwise.
+async fn join_principal(tx: &mut sqlx::PgConnection, agent: &Agent) -> AppResult<()> {
+    if let Some(principal) = agent.principal_id {
+        crate::db::principals::join(tx, principal, agent.id).await?;
+    }
+    Ok(())
 }
 
 /// Creates the agent and its first key in one transaction: no agent without a usable key.
@@ -102,6 +113,7 @@ pub async fn register(
     let agent = db::insert(&mut tx, agent)
         .await
         .map_err(|e| AppError::from(e).under(loc))?;
+    join_principal(&mut tx, &agent).await?;
     let ApiKeyCreated { api_key, key } =
         api_keys::insert_key(&mut tx, agent.id, scopes::default_scopes(), None).await?;
     tx.commit().await?;

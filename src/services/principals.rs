@@ -2,7 +2,7 @@
 
 use super::validate;
 use crate::ctx::Ctx;
-use crate::db::principals::{self as db, NewPrincipal, Principal};
+use crate::db::principals::{self as db, NewPrincipal, Principal, PrincipalMembership};
 use crate::domain::json::{check_object, object_or_empty};
 use crate::domain::{ListParams, Page, Violations};
 use crate::error::{AppError, AppResult};
@@ -10,9 +10,12 @@ pub use crate::records::agents::PrincipalCreate;
 use crate::state::AppState;
 use uuid::Uuid;
 
+/// Creates a principal. With a bearer, the caller becomes its first, granted member (and the
+/// principal of an agent that had none); anonymously created principals are owned by the first
+/// agent that names one.
 pub async fn create(
     state: &AppState,
-    _ctx: &Ctx,
+    ctx: &Ctx,
     input: PrincipalCreate,
     loc: &[&str],
 ) -> AppResult<Principal> {
@@ -24,8 +27,9 @@ pub async fn create(
     validate::http_url(&mut v, "website_url", input.website_url.as_deref());
     check_object(&mut v, "metadata", &input.metadata);
     v.into_result()?;
+    let mut tx = state.pool.begin().await?;
     let principal = db::insert(
-        &state.pool,
+        &mut tx,
         NewPrincipal {
             principal_type: input.principal_type,
             display_name: input.display_name.trim().to_string(),
@@ -37,7 +41,53 @@ pub async fn create(
         },
     )
     .await?;
+    if let Some(actor) = &ctx.actor {
+        db::own(&mut tx, principal.id, actor.agent_id).await?;
+        crate::db::agents::set_principal_if_none(&mut tx, actor.agent_id, principal.id).await?;
+    }
+    tx.commit().await?;
     Ok(principal)
+}
+
+/// A granted member of `principal` grants `agent`'s pending membership.
+pub async fn grant(
+    state: &AppState,
+    ctx: &Ctx,
+    principal: Uuid,
+    agent: Uuid,
+) -> AppResult<PrincipalMembership> {
+    let actor = ctx.require_active_agent()?;
+    let mut tx = state.pool.begin().await?;
+    if !db::is_granted(&mut tx, principal, actor.agent_id).await? {
+        return Err(AppError::Forbidden(
+            "only a granted member of this principal can grant its memberships".into(),
+        ));
+    }
+    let membership = db::grant(&mut tx, principal, agent, actor.agent_id)
+        .await?
+        .ok_or(AppError::NotFound("membership"))?;
+    tx.commit().await?;
+    Ok(membership)
+}
+
+/// A principal's memberships (granted and pending), for its granted members only.
+pub async fn memberships(
+    state: &AppState,
+    ctx: &Ctx,
+    principal: Uuid,
+    params: ListParams,
+) -> AppResult<Page<PrincipalMembership>> {
+    let actor = ctx.require_actor()?;
+    let mut conn = state.pool.acquire().await?;
+    if !db::is_granted(&mut conn, principal, actor.agent_id).await? {
+        return Err(AppError::Forbidden(
+            "only a granted member of this principal can see its memberships".into(),
+        ));
+    }
+    Ok(Page::from_rows(
+        db::memberships(&state.pool, principal, &params).await?,
+        &params,
+    ))
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Principal> {

@@ -254,7 +254,30 @@ async fn seeded(app: &TestApp) -> Bindings {
         .as_str()
         .expect("a signature")
         .to_string();
+    let principal = app
+        .post_as(
+            "/api/v1/principals",
+            json!({"principal_type": "company", "display_name": "Doc Group"}),
+            &key,
+        )
+        .await;
+    let principal_id = principal.body["id"]
+        .as_str()
+        .expect("a principal")
+        .to_string();
+    let pending = app
+        .post(
+            "/api/v1/agents/register",
+            json!({"agent_type": "scraper", "display_name": "Doc Pending Member", "principal_id": principal_id}),
+        )
+        .await;
+    let member_id = pending.body["agent"]["id"]
+        .as_str()
+        .expect("an agent")
+        .to_string();
     Bindings(vec![
+        ("$PRINCIPAL_ID".into(), principal_id),
+        ("$MEMBER_ID".into(), member_id),
         (TERM.into(), term_id),
         (SIGNATURE.into(), signature_id),
         ("$STRS_ADMIN_KEY".into(), admin),

@@ -52,6 +52,24 @@ async fn note_visibility_follows_the_reader() {
         }
     };
     let (alice, colleague) = (member("Alice").await, member("Colleague").await);
+    // Alice named the unowned principal first and owns it; the colleague waits for her grant.
+    let colleague_id = app.get_as("/api/v1/agents/me", &colleague).await.body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let granted = app
+        .request(
+            "POST",
+            &format!(
+                "/api/v1/principals/{}/members/{colleague_id}/grant",
+                principal.body["id"].as_str().unwrap()
+            ),
+            None,
+            Some(&alice),
+        )
+        .await;
+    assert_eq!(granted.status, StatusCode::OK, "{}", granted.text);
+    assert_eq!(granted.body["status"], "granted");
     let (_, outsider) = app.register("Outsider").await;
     let anon_public = app
         .post("/api/v1/notes", note(&target, "public", "public note"))
@@ -473,4 +491,95 @@ async fn a_reply_to_a_note_the_caller_cannot_see_is_refused_like_a_missing_paren
         "no difference reveals the hidden note"
     );
     assert_eq!(app.count("SELECT count(*) FROM notes").await, 1);
+}
+
+#[tokio::test]
+async fn naming_a_principal_does_not_make_an_agent_its_member_until_a_member_grants_it() {
+    let app = TestApp::new().await;
+    let target = entity(&app, "Group Secret Ltd", -2.24).await;
+    let (owner_id, owner) = app.register("Group Owner").await;
+    let principal = app
+        .post_as(
+            "/api/v1/principals",
+            json!({"principal_type": "company", "display_name": "Secretive Group"}),
+            &owner,
+        )
+        .await;
+    assert_eq!(principal.status, StatusCode::CREATED, "{}", principal.text);
+    let principal_id = principal.body["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        app.get_as("/api/v1/agents/me", &owner).await.body["principal_id"],
+        principal_id.as_str(),
+        "the creator's agent is linked to the principal it created"
+    );
+    let secret = app
+        .post_as(
+            "/api/v1/notes",
+            note(&target, "principal_only", "group secret"),
+            &owner,
+        )
+        .await;
+    assert_eq!(secret.status, StatusCode::CREATED, "{}", secret.text);
+
+    // Principal ids are public: anyone can name one at registration.
+    let intruder = app
+        .post(
+            "/api/v1/agents/register",
+            json!({"agent_type": "scraper", "display_name": "Intruder", "principal_id": principal_id}),
+        )
+        .await;
+    assert_eq!(intruder.status, StatusCode::CREATED);
+    let intruder_key = intruder.body["api_key"].as_str().unwrap().to_string();
+    let intruder_id = intruder.body["agent"]["id"].as_str().unwrap().to_string();
+    let path = format!("/api/v1/notes?target_id={target}");
+    assert!(
+        !bodies(&app.get_as(&path, &intruder_key).await.body).contains(&"group secret".to_string()),
+        "a pending member reads nothing of the principal's"
+    );
+    let members = format!("/api/v1/principals/{principal_id}/members");
+    assert_eq!(
+        app.get_as(&members, &intruder_key).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let listed = app.get_as(&members, &owner).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    let statuses: Vec<(String, String)> = listed
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["agent_id"].as_str().unwrap().to_string(),
+                m["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(statuses.contains(&(owner_id.to_string(), "granted".into())));
+    assert!(statuses.contains(&(intruder_id.clone(), "pending".into())));
+    // The intruder cannot grant itself.
+    let grant = format!("/api/v1/principals/{principal_id}/members/{intruder_id}/grant");
+    assert_eq!(
+        app.request("POST", &grant, None, Some(&intruder_key))
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    // A member's grant lets it in.
+    let granted = app.request("POST", &grant, None, Some(&owner)).await;
+    assert_eq!(granted.status, StatusCode::OK, "{}", granted.text);
+    assert_eq!(granted.body["granted_by_agent_id"], owner_id.to_string());
+    assert!(
+        bodies(&app.get_as(&path, &intruder_key).await.body).contains(&"group secret".to_string())
+    );
+    let unknown = format!(
+        "/api/v1/principals/{principal_id}/members/{}/grant",
+        uuid::Uuid::now_v7()
+    );
+    assert_eq!(
+        app.request("POST", &unknown, None, Some(&owner))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
 }
