@@ -48,6 +48,10 @@ pub struct Config {
     #[arg(long, env = "STRS_MESSAGES_PER_HOUR", default_value_t = 120)]
     pub messages_per_hour: i32,
 
+    /// Agents and principals created anonymously per client address (IPv6 per /64) and hour.
+    #[arg(long, env = "STRS_REGISTRATIONS_PER_HOUR", default_value_t = 60)]
+    pub registrations_per_hour: i32,
+
     /// Run the background transformer worker in this process.
     #[arg(long, env = "STRS_TRANSFORMER_WORKER", default_value_t = true, action = clap::ArgAction::Set)]
     pub transformer_worker: bool,
@@ -101,6 +105,7 @@ impl Config {
             transformer_loops: None,
             anon_writes_per_minute: 30,
             messages_per_hour: 120,
+            registrations_per_hour: 60,
             max_concurrent_requests: 512,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
@@ -128,6 +133,10 @@ impl Config {
         anyhow::ensure!(
             self.anon_writes_per_minute >= 1,
             "STRS_ANON_WRITES_PER_MINUTE must be at least 1"
+        );
+        anyhow::ensure!(
+            self.registrations_per_hour >= 1,
+            "STRS_REGISTRATIONS_PER_HOUR must be at least 1"
         );
         anyhow::ensure!(
             self.messages_per_hour >= 1,

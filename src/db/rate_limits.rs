@@ -16,11 +16,26 @@ pub async fn hit(pool: &PgPool, bucket: &str, window_secs: i64) -> Result<(i32, 
     .fetch_one(pool)
     .await?;
     if hits == 1 {
-        // A new window for this bucket: forget its old ones.
-        sqlx::query("DELETE FROM rate_limit_windows WHERE bucket = $1 AND window_start < now() - interval '1 hour'")
+        // A new window: forget this bucket's old windows, and a bounded batch of any bucket's
+        // expired ones, so addresses seen once do not stay in the table for ever.
+        sqlx::query("DELETE FROM rate_limit_windows WHERE bucket = $1 AND window_start < now() - interval '2 hours'")
             .bind(bucket)
             .execute(pool)
             .await?;
+        purge_expired(pool, 100).await?;
     }
     Ok((hits, seconds_left.ceil().max(1.0) as i64))
+}
+
+/// Deletes up to `limit` windows that ended more than two hours ago (the longest window is one
+/// hour); returns how many.
+pub async fn purge_expired(pool: &PgPool, limit: i64) -> Result<u64, sqlx::Error> {
+    Ok(sqlx::query(
+        "DELETE FROM rate_limit_windows WHERE ctid IN (
+            SELECT ctid FROM rate_limit_windows WHERE window_start < now() - interval '2 hours' LIMIT $1)",
+    )
+    .bind(limit)
+    .execute(pool)
+    .await?
+    .rows_affected())
 }

@@ -12,7 +12,8 @@ use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/agents", tag = "agents", request_body = AgentCreate,
     responses((status = 201, description = "Agent created without a key", body = Agent),
-              (status = 422, body = super::ValidationErrorBody)))]
+              (status = 422, body = super::ValidationErrorBody),
+              (status = 429, description = "Too many agents and principals created from this address this hour", body = super::ErrorBody)))]
 pub async fn create_agent(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,
@@ -45,7 +46,8 @@ pub async fn get_agent(
 
 #[utoipa::path(post, path = "/api/v1/agents/register", tag = "agents", request_body = AgentCreate,
     responses((status = 201, description = "Agent and its first API key (shown once)", body = AgentRegistration),
-              (status = 422, body = super::ValidationErrorBody)))]
+              (status = 422, body = super::ValidationErrorBody),
+              (status = 429, description = "Too many agents and principals created from this address this hour", body = super::ErrorBody)))]
 pub async fn register_agent(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,

@@ -10,7 +10,8 @@ use axum::Json;
 use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/principals", tag = "principals", request_body = PrincipalCreate,
-    responses((status = 201, body = Principal), (status = 422, body = super::ValidationErrorBody)))]
+    responses((status = 201, body = Principal), (status = 422, body = super::ValidationErrorBody),
+              (status = 429, description = "Too many agents and principals created from this address this hour", body = super::ErrorBody)))]
 pub async fn create_principal(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,

@@ -79,11 +79,12 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
 
 pub async fn create(
     state: &AppState,
-    _ctx: &Ctx,
+    ctx: &Ctx,
     input: AgentCreate,
     loc: &[&str],
 ) -> AppResult<Agent> {
     let agent = validated(input, loc)?;
+    super::rate_limit::registration(state, ctx).await?;
     let mut tx = state.pool.begin().await?;
     let agent = db::insert(&mut tx, agent)
         .await
@@ -104,11 +105,12 @@ async fn join_principal(tx: &mut sqlx::PgConnection, agent: &Agent) -> AppResult
 /// Creates the agent and its first key in one transaction: no agent without a usable key.
 pub async fn register(
     state: &AppState,
-    _ctx: &Ctx,
+    ctx: &Ctx,
     input: AgentCreate,
     loc: &[&str],
 ) -> AppResult<AgentRegistration> {
     let agent = validated(input, loc)?;
+    super::rate_limit::registration(state, ctx).await?;
     let mut tx = state.pool.begin().await?;
     let agent = db::insert(&mut tx, agent)
         .await

@@ -27,6 +27,7 @@ pub async fn create(
     validate::http_url(&mut v, "website_url", input.website_url.as_deref());
     check_object(&mut v, "metadata", &input.metadata);
     v.into_result()?;
+    super::rate_limit::registration(state, ctx).await?;
     let mut tx = state.pool.begin().await?;
     let principal = db::insert(
         &mut tx,

@@ -1,4 +1,5 @@
-//! Limits on anonymous writes, per client address, shared by every server process.
+//! Limits on anonymous writes and registrations, per client address (IPv6 per /64, what one
+//! subscriber usually holds), shared by every server process through the database.
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
@@ -11,8 +12,7 @@ pub async fn anonymous_write(state: &AppState, ctx: &Ctx, action: &str) -> AppRe
     if ctx.actor.is_some() {
         return Ok(());
     }
-    let client = ctx.client.as_deref().unwrap_or("unknown");
-    let bucket = format!("anon:{action}:{client}");
+    let bucket = format!("anon:{action}:{}", client_key(ctx));
     let (hits, seconds_left) =
         crate::db::rate_limits::hit(&state.pool, &bucket, WINDOW_SECS).await?;
     if hits > state.config.anon_writes_per_minute {
@@ -21,4 +21,68 @@ pub async fn anonymous_write(state: &AppState, ctx: &Ctx, action: &str) -> AppRe
         });
     }
     Ok(())
+}
+
+const REGISTRATION_WINDOW_SECS: i64 = 3600;
+
+/// New agents and principals per client address and hour (anonymous callers; a caller with a key
+/// is accountable through it).
+pub async fn registration(state: &AppState, ctx: &Ctx) -> AppResult<()> {
+    if ctx.actor.is_some() {
+        return Ok(());
+    }
+    let bucket = format!("register:{}", client_key(ctx));
+    let (hits, seconds_left) =
+        crate::db::rate_limits::hit(&state.pool, &bucket, REGISTRATION_WINDOW_SECS).await?;
+    if hits > state.config.registrations_per_hour {
+        return Err(AppError::RateLimited {
+            retry_after_secs: seconds_left as u64,
+        });
+    }
+    Ok(())
+}
+
+/// The address a limit counts: an IPv4 address as it is, an IPv6 address by its /64.
+pub fn client_key(ctx: &Ctx) -> String {
+    let Some(client) = ctx.client.as_deref() else {
+        return "unknown".into();
+    };
+    match client.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Ok(std::net::IpAddr::V6(v6)) => v6
+            .to_ipv4_mapped()
+            .map(|v4| v4.to_string())
+            .unwrap_or_default(),
+        Ok(std::net::IpAddr::V4(v4)) => v4.to_string(),
+        Err(_) => client.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_key;
+    use crate::ctx::Ctx;
+
+    fn key(client: &str) -> String {
+        client_key(&Ctx {
+            client: Some(client.into()),
+            ..Ctx::default()
+        })
+    }
+
+    #[test]
+    fn ipv6_addresses_of_one_slash_64_share_a_limit() {
+        assert_eq!(
+            key("2001:db8:1:2:aaaa::1"),
+            key("2001:db8:1:2:ffff:ffff:ffff:ffff")
+        );
+        assert_eq!(key("2001:db8:1:2::5"), "2001:db8:1:2::/64");
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"));
+        assert_eq!(key("203.0.113.7"), "203.0.113.7");
+        assert_eq!(key("::ffff:203.0.113.7"), "203.0.113.7");
+        assert_eq!(client_key(&Ctx::default()), "unknown");
+    }
 }

@@ -583,3 +583,52 @@ async fn naming_a_principal_does_not_make_an_agent_its_member_until_a_member_gra
         StatusCode::NOT_FOUND
     );
 }
+
+#[tokio::test]
+async fn registrations_are_limited_per_client_address_and_old_windows_are_purged() {
+    let app = TestApp::with_config(|c| c.registrations_per_hour = 3).await;
+    let body = json!({"agent_type": "scraper", "display_name": "Spammer"});
+    for _ in 0..2 {
+        assert_eq!(
+            app.post("/api/v1/agents/register", body.clone())
+                .await
+                .status,
+            StatusCode::CREATED
+        );
+    }
+    let principal = json!({"principal_type": "company", "display_name": "Spam Co"});
+    assert_eq!(
+        app.post("/api/v1/principals", principal.clone())
+            .await
+            .status,
+        StatusCode::CREATED
+    );
+    for (path, body) in [
+        ("/api/v1/agents/register", body.clone()),
+        ("/api/v1/agents", body.clone()),
+        ("/api/v1/principals", principal),
+    ] {
+        let refused = app.post(path, body).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::TOO_MANY_REQUESTS,
+            "{path}: {}",
+            refused.text
+        );
+        assert!(refused.headers.get("retry-after").is_some());
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM agents WHERE display_name = 'Spammer'")
+            .await,
+        2
+    );
+    // Windows of other addresses that ended long ago are purged.
+    sqlx::query("INSERT INTO rate_limit_windows (bucket, window_start, hits) VALUES ('register:198.51.100.9', now() - interval '1 day', 5)")
+        .execute(app.pool())
+        .await
+        .unwrap();
+    let purged = spacetime_records::db::rate_limits::purge_expired(app.pool(), 100)
+        .await
+        .unwrap();
+    assert_eq!(purged, 1);
+}
