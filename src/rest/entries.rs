@@ -136,12 +136,14 @@ pub async fn get_attachment(
     State(state): State<AppState>,
     Path(sha256): Path<String>,
 ) -> Result<impl IntoResponse, AppError> {
-    let (media_type, bytes) = entries::attachment(&state, &sha256).await?;
+    let (media_type, file, size) = entries::attachment(&state, &sha256).await?;
+    let body = axum::body::Body::from_stream(tokio_util::io::ReaderStream::new(file));
     Ok((
         [
             (header::CONTENT_TYPE, media_type),
+            (header::CONTENT_LENGTH, size.to_string()),
             (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_string()),
         ],
-        bytes,
+        body,
     ))
 }

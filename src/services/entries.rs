@@ -196,13 +196,13 @@ pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> App
 }
 
 /// Checks each upload by its bytes and stores it (synced) before the entry row is written.
-fn store_uploads(state: &AppState, uploads: Vec<Upload>) -> AppResult<Vec<Attachment>> {
+fn store_uploads(data_dir: &std::path::Path, uploads: Vec<Upload>) -> AppResult<Vec<Attachment>> {
     if uploads.len() > MAX_ATTACHMENTS {
         return Err(AppError::PayloadTooLarge {
             limit_bytes: Some(MAX_MULTIPART_BYTES),
         });
     }
-    let store = BlobStore::new(&state.config.data_dir);
+    let store = BlobStore::new(data_dir);
     let mut stored = Vec::with_capacity(uploads.len());
     for upload in uploads {
         if upload.bytes.len() > MAX_ATTACHMENT_BYTES {
@@ -236,6 +236,17 @@ pub async fn create(
 ) -> AppResult<SpaceTimeEntry> {
     let actor = ctx.require_active_writer(scopes::ENTRIES_WRITE)?;
     let entry = validated(input, actor.agent_id, loc)?;
+    // Files are content-addressed, so writing them before the row commits is safe (a failed post
+    // leaves an unreferenced file, never a row without its file); the writes and fsyncs run on
+    // the blocking pool, outside any transaction.
+    let attachments = if uploads.is_empty() {
+        Vec::new()
+    } else {
+        let data_dir = state.config.data_dir.clone();
+        tokio::task::spawn_blocking(move || store_uploads(&data_dir, uploads))
+            .await
+            .map_err(AppError::internal)??
+    };
     let mut tx = state.pool.begin().await?;
     if let (Some(table), Some(id)) = (entry.target_canonical_table, entry.target_canonical_id)
         && !crate::db::canonical::exists(&mut tx, table, id).await?
@@ -247,7 +258,6 @@ pub async fn create(
             "not_found",
         ));
     }
-    let attachments = store_uploads(state, uploads)?;
     if !db::insert(&mut tx, &entry)
         .await
         .map_err(|e| AppError::from(e).under(loc))?
@@ -290,16 +300,27 @@ pub async fn list(
     ))
 }
 
-/// The bytes and media type of a stored attachment.
-pub async fn attachment(state: &AppState, sha256: &str) -> AppResult<(String, Vec<u8>)> {
+/// A stored attachment opened for streaming, with its media type and size: downloads never hold
+/// a whole file in memory.
+pub async fn attachment(
+    state: &AppState,
+    sha256: &str,
+) -> AppResult<(String, tokio::fs::File, u64)> {
+    let path = BlobStore::new(&state.config.data_dir)
+        .location(sha256)
+        .ok_or(AppError::NotFound("attachment"))?;
     let media_type = db::attachment_media_type(&state.pool, sha256)
         .await?
         .ok_or(AppError::NotFound("attachment"))?;
-    let bytes = BlobStore::new(&state.config.data_dir)
-        .get(sha256)
-        .map_err(AppError::internal)?
-        .ok_or(AppError::NotFound("attachment"))?;
-    Ok((media_type, bytes))
+    let file = match tokio::fs::File::open(&path).await {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(AppError::NotFound("attachment"));
+        }
+        Err(e) => return Err(AppError::internal(e)),
+    };
+    let size = file.metadata().await.map_err(AppError::internal)?.len();
+    Ok((media_type, file, size))
 }
 
 /// An entry and what processing made of it: its status, reason and canonical record (on the

@@ -49,19 +49,12 @@ impl BlobStore {
         })
     }
 
-    /// The bytes of a stored blob; `None` for a malformed or unknown digest.
-    pub fn get(&self, sha256: &str) -> std::io::Result<Option<Vec<u8>>> {
-        if sha256.len() != 64
-            || !sha256
+    /// Where a stored blob is, for streaming it; `None` for a malformed digest.
+    pub fn location(&self, sha256: &str) -> Option<PathBuf> {
+        let well_formed = sha256.len() == 64
+            && sha256
                 .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        {
-            return Ok(None);
-        }
-        match std::fs::read(self.path_of(sha256)) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-        }
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        well_formed.then(|| self.path_of(sha256))
     }
 }

@@ -209,3 +209,22 @@ async fn multipart_problems_are_located_under_body_entry() {
         .await;
     assert_eq!(locs(&unknown.body), ["body.photo"]);
 }
+
+#[tokio::test]
+async fn downloads_find_attachments_by_an_index_on_their_hash() {
+    let app = TestApp::new().await;
+    let indexed: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE tablename = 'space_time_entry_attachments'
+         AND indexdef LIKE '%(sha256)%')",
+    )
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    assert!(indexed);
+    let unknown = app
+        .get(&format!("/api/v1/attachments/{}", "a".repeat(64)))
+        .await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+    let malformed = app.get("/api/v1/attachments/not-a-hash").await;
+    assert_eq!(malformed.status, StatusCode::NOT_FOUND);
+}
