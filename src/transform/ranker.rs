@@ -206,7 +206,11 @@ mod tests {
         );
         assert_eq!(earned_reputation(10, 10, 0, 0), 0.75);
         assert!(earned_reputation(10, 10, 5, 0) > earned_reputation(10, 10, 0, 0));
-        assert_eq!(earned_reputation(10, 0, 0, 5), 0.3, "five disputes of ten records");
+        assert_eq!(
+            earned_reputation(10, 0, 0, 5),
+            0.3,
+            "five disputes of ten records"
+        );
         assert_eq!(earned_reputation(1_000, 1_000, 1_000, 0), 0.9975);
         assert_eq!(earned_reputation(0, 0, 0, 1_000), 0.0);
     }
