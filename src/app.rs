@@ -195,10 +195,13 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {bind}"))?;
     tracing::info!(address = %listener.local_addr()?, embedded_database = cluster.is_some(), "listening");
-    let app = build_router(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    serve_connections(
+        listener,
+        build_router(state),
+        HEADER_READ_TIMEOUT,
+        shutdown_signal(),
+    )
+    .await;
     if let Some((stop, handle)) = worker {
         let _ = stop.send(true);
         let _ = handle.await;
@@ -209,6 +212,73 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
     }
     Ok(())
+}
+
+/// How long a client may take to send a request's headers: a slow client cannot hold a
+/// connection (and its memory) open by trickling bytes.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a shutdown waits for requests in flight.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Accepts connections until SIGINT/SIGTERM, then drains them. hyper-util's server rather than
+/// `axum::serve`, which cannot set a header-read timeout (hyper ignores that timeout unless the
+/// connection has a timer).
+pub async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    header_read_timeout: Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+    use tower::ServiceExt;
+
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, client) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // Out of file descriptors and the like: pause rather than spin.
+                    tracing::warn!(error = %err, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let service =
+            router
+                .clone()
+                .map_request(move |mut request: Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(client));
+                    request
+                });
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        _ = graceful.shutdown() => {}
+        _ = tokio::time::sleep(DRAIN_TIMEOUT) => tracing::warn!("requests still in flight after the drain timeout"),
+    }
 }
 
 async fn shutdown_signal() {

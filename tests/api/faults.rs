@@ -186,3 +186,52 @@ fn secrets_never_appear_in_the_debug_form_of_the_configuration() {
     assert!(!printed.contains("jwt-secret-value"), "{printed}");
     assert!(printed.contains("[redacted]"));
 }
+
+#[tokio::test]
+async fn a_client_that_trickles_its_headers_is_disconnected() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::new().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(app::serve_connections(
+        listener,
+        app.router.clone(),
+        std::time::Duration::from_secs(1),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow.write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut buffer = [0u8; 256];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), slow.read(&mut buffer))
+        .await
+        .expect("the server closes the connection");
+    let waited = started.elapsed();
+    assert!(
+        matches!(read, Ok(0) | Err(_)) || buffer.starts_with(b"HTTP/1.1 408"),
+        "{read:?}"
+    );
+    assert!(
+        waited < std::time::Duration::from_secs(3),
+        "closed after {waited:?}"
+    );
+    // A client that sends its request at once is served by the same server.
+    let mut quick = tokio::net::TcpStream::connect(address).await.unwrap();
+    quick
+        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    quick.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    stop.send(()).unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(5), server)
+        .await
+        .expect("the server drains and stops")
+        .unwrap();
+}
