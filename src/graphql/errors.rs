@@ -5,13 +5,13 @@ use crate::error::AppError;
 use async_graphql::ErrorExtensions;
 
 /// The class of the error in the words GraphQL clients and tools read (graphql-java's error
-/// types): whether the caller or the server is at fault, beside the precise `code`. A missing
-/// record is `null` in GraphQL; the only not-found errors are arguments of mutations that name no
-/// record, which is bad input.
+/// types): whether the caller or the server is at fault, beside the precise `code`. Every refusal
+/// of what the caller asked (403 included: an operation it may not perform) is `BAD_REQUEST`; a
+/// missing record is `null` in GraphQL, so the only not-found errors are mutation arguments that
+/// name no record, which is bad input too.
 fn classification(status: u16) -> &'static str {
     match status {
         401 => "UNAUTHORIZED",
-        403 => "FORBIDDEN",
         400..=499 => "BAD_REQUEST",
         503 => "UNAVAILABLE",
         _ => "INTERNAL_ERROR",
