@@ -79,6 +79,21 @@ pub async fn contributions_of_entry(
     Ok(found.unwrap_or_default())
 }
 
+/// The first `first` items an edge loader holds for `parent`.
+async fn edge<L>(ctx: &Context<'_>, parent: Uuid, first: Option<i32>) -> Result<L::Value>
+where
+    L: async_graphql::dataloader::Loader<Uuid, Error = super::loaders::LoadError>,
+    L::Value: IntoIterator + FromIterator<<L::Value as IntoIterator>::Item> + Default,
+{
+    let found = ctx
+        .data_unchecked::<DataLoader<L>>()
+        .load_one(parent)
+        .await
+        .map_err(|e| (*e).clone())?;
+    let items: Vec<_> = found.unwrap_or_default().into_iter().collect();
+    Ok(super::limits::first_of(items, first)?.into_iter().collect())
+}
+
 /// Graph edges of a canonical entity.
 #[ComplexObject]
 impl Entity {
@@ -102,9 +117,7 @@ impl Entity {
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
     ) -> Result<Vec<crate::records::feedback::Note>> {
-        let loader = ctx.data_unchecked::<DataLoader<super::loaders::NotesByTarget>>();
-        let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        super::limits::first_of(found.unwrap_or_default(), first)
+        edge::<super::loaders::NotesByTarget>(ctx, self.id, first).await
     }
     /// Signals on this entity, oldest first.
     #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
@@ -113,9 +126,7 @@ impl Entity {
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
     ) -> Result<Vec<crate::records::feedback::Signal>> {
-        let loader = ctx.data_unchecked::<DataLoader<super::loaders::SignalsByTarget>>();
-        let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        super::limits::first_of(found.unwrap_or_default(), first)
+        edge::<super::loaders::SignalsByTarget>(ctx, self.id, first).await
     }
     /// Reported duplicate pairs involving this entity (never merged automatically).
     #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
@@ -124,9 +135,7 @@ impl Entity {
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
     ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
-        let loader = ctx.data_unchecked::<DataLoader<super::loaders::DuplicatesByRecord>>();
-        let found = loader.load_one(self.id).await.map_err(|e| (*e).clone())?;
-        super::limits::first_of(found.unwrap_or_default(), first)
+        edge::<super::loaders::DuplicatesByRecord>(ctx, self.id, first).await
     }
     /// Listings offered by this entity, newest first.
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
 
-type LoadError = Arc<async_graphql::Error>;
+pub type LoadError = Arc<async_graphql::Error>;
 
 /// A loader of records by id, over a batch service function.
 macro_rules! id_loader {

@@ -9,18 +9,8 @@ const WINDOW_SECS: i64 = 60;
 
 /// Authenticated callers are accountable through their key; anonymous ones are limited per address.
 pub async fn anonymous_write(state: &AppState, ctx: &Ctx, action: &str) -> AppResult<()> {
-    if ctx.actor.is_some() {
-        return Ok(());
-    }
-    let bucket = format!("anon:{action}:{}", client_key(ctx));
-    let (hits, seconds_left) =
-        crate::db::rate_limits::hit(&state.pool, &bucket, WINDOW_SECS).await?;
-    if hits > state.config.anon_writes_per_minute {
-        return Err(AppError::RateLimited {
-            retry_after_secs: seconds_left as u64,
-        });
-    }
-    Ok(())
+    let max = state.config.anon_writes_per_minute;
+    per_address(state, ctx, &format!("anon:{action}"), WINDOW_SECS, max).await
 }
 
 const REGISTRATION_WINDOW_SECS: i64 = 3600;
@@ -28,13 +18,25 @@ const REGISTRATION_WINDOW_SECS: i64 = 3600;
 /// New agents and principals per client address and hour (anonymous callers; a caller with a key
 /// is accountable through it).
 pub async fn registration(state: &AppState, ctx: &Ctx) -> AppResult<()> {
+    let max = state.config.registrations_per_hour;
+    per_address(state, ctx, "register", REGISTRATION_WINDOW_SECS, max).await
+}
+
+/// At most `max` anonymous hits of `action` per client address and window.
+async fn per_address(
+    state: &AppState,
+    ctx: &Ctx,
+    action: &str,
+    window_secs: i64,
+    max: i32,
+) -> AppResult<()> {
     if ctx.actor.is_some() {
         return Ok(());
     }
-    let bucket = format!("register:{}", client_key(ctx));
+    let bucket = format!("{action}:{}", client_key(ctx));
     let (hits, seconds_left) =
-        crate::db::rate_limits::hit(&state.pool, &bucket, REGISTRATION_WINDOW_SECS).await?;
-    if hits > state.config.registrations_per_hour {
+        crate::db::rate_limits::hit(&state.pool, &bucket, window_secs).await?;
+    if hits > max {
         return Err(AppError::RateLimited {
             retry_after_secs: seconds_left as u64,
         });
