@@ -1,7 +1,7 @@
 //! Principal type, queries and mutations.
 
 use super::{ctx_parts, paging};
-use crate::records::agents::{Agent, Principal, PrincipalCreate};
+use crate::records::agents::{Agent, Principal, PrincipalCreate, PrincipalMembership};
 use crate::services::{agents, principals};
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
@@ -22,6 +22,21 @@ impl Principal {
         let after_given = after.is_some();
         let page = agents::list_by_principal(state, self.id, paging::params(first, after)?).await?;
         Ok(paging::connection(page, |a| a.id, |a| a, after_given))
+    }
+    /// Memberships of this principal, granted and pending, newest agent first; only its granted
+    /// members may read them (same as GET /api/v1/principals/{principal_id}/members).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn memberships(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, PrincipalMembership>> {
+        let (state, rctx) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let page =
+            principals::memberships(state, rctx, self.id, paging::params(first, after)?).await?;
+        Ok(paging::connection(page, |m| m.agent_id, |m| m, after_given))
     }
 }
 

@@ -572,6 +572,23 @@ async fn naming_a_principal_does_not_make_an_agent_its_member_until_a_member_gra
     assert!(
         bodies(&app.get_as(&path, &intruder_key).await.body).contains(&"group secret".to_string())
     );
+    let gql = "query($id: UUID!) { principal(id: $id) { memberships { edges { node { agentId status } } } } }";
+    let as_owner = app
+        .graphql(gql, json!({"id": principal_id}), Some(&owner))
+        .await;
+    assert_eq!(
+        as_owner.body["data"]["principal"]["memberships"]["edges"]
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "{}",
+        as_owner.text
+    );
+    let as_stranger = app.graphql(gql, json!({"id": principal_id}), None).await;
+    assert_eq!(
+        as_stranger.body["errors"][0]["extensions"]["code"],
+        "UNAUTHENTICATED"
+    );
     let unknown = format!(
         "/api/v1/principals/{principal_id}/members/{}/grant",
         uuid::Uuid::now_v7()
