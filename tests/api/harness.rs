@@ -132,6 +132,40 @@ async fn drop_leftover_databases(admin: &PgPool) {
 pub struct TestApp {
     pub router: Router,
     pub state: AppState,
+    _database: Option<ThrowAwayDatabase>,
+}
+
+/// A test's own database and data directory, dropped with the test: a full run would otherwise
+/// leave a PostGIS database per test (gigabytes) on the disk until the next run.
+struct ThrowAwayDatabase {
+    name: String,
+    data_dir: PathBuf,
+}
+
+impl Drop for ThrowAwayDatabase {
+    fn drop(&mut self) {
+        let name = self.name.clone();
+        // Drop runs inside the test's runtime, which cannot be blocked on: a thread of its own.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for dropping the test database");
+            runtime.block_on(async {
+                let admin = db::connect(admin_url(), 1).await?;
+                sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .execute(&admin)
+                    .await?;
+                admin.close().await;
+                Ok::<_, anyhow::Error>(())
+            })
+        })
+        .join();
+        if let Ok(Err(error)) = dropped {
+            eprintln!("could not drop the test database {}: {error}", self.name);
+        }
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
 }
 
 pub struct TestResponse {
@@ -165,7 +199,7 @@ impl TestApp {
             .unwrap();
         admin.close().await;
         let data_dir = tmp_dir().join("data").join(&database);
-        let mut config = Config::for_data_dir(data_dir);
+        let mut config = Config::for_data_dir(data_dir.clone());
         config.jwt_secret = Some("test-secret-test-secret-test-secret-0123".into());
         config.db_max_connections = 5;
         adjust(&mut config);
@@ -175,6 +209,19 @@ impl TestApp {
         TestApp {
             router: app::build_router(state.clone()),
             state,
+            _database: Some(ThrowAwayDatabase {
+                name: database,
+                data_dir,
+            }),
+        }
+    }
+
+    /// A test app over a database the test manages itself (its own cluster, say).
+    pub fn over(state: AppState) -> TestApp {
+        TestApp {
+            router: app::build_router(state.clone()),
+            state,
+            _database: None,
         }
     }
 

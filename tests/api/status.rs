@@ -46,10 +46,7 @@ async fn ready_is_503_when_the_database_is_stopped() {
     let state = app::build_state(config, &cluster.url("ready_probe"))
         .await
         .unwrap();
-    let test_app = TestApp {
-        router: app::build_router(state.clone()),
-        state,
-    };
+    let test_app = TestApp::over(state);
     assert_eq!(test_app.get("/ready").await.status, StatusCode::OK);
     tokio::task::spawn_blocking(move || cluster.stop())
         .await
