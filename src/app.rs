@@ -63,6 +63,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     };
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
     Ok(AppState {
+        events: crate::services::events::EventHub::new(pool.clone()),
         pool,
         search_pool,
         config: Arc::new(config),

@@ -1,5 +1,6 @@
-//! Shared, immutable per-process state. Nothing mutable lives here: every process sharing the
-//! database sees the same truth, so the service can scale out.
+//! Shared per-process state. No truth lives here: every process sharing the database sees the
+//! same data, so the service can scale out. (The event hub only fans out what the database
+//! announces to every process.)
 
 use crate::auth::jwt::JwtKeys;
 use crate::config::Config;
@@ -13,4 +14,6 @@ pub struct AppState {
     pub search_pool: PgPool,
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
+    /// Change events from the database, for subscriptions.
+    pub events: crate::services::events::EventHub,
 }

@@ -8,6 +8,7 @@ pub mod constraints;
 pub mod contributions;
 pub mod entities;
 pub mod entries;
+pub mod events;
 pub mod listings;
 pub mod messages;
 pub mod notes;

@@ -1,6 +1,7 @@
 //! Types of the specification that carry their own rules: enums, decimals, coordinates, paging.
 pub mod decimal;
 pub mod enums;
+pub mod geo;
 pub mod handle;
 pub mod json;
 pub mod ledger;

@@ -105,49 +105,44 @@ grouped_by!(
 );
 
 /// Fresh loaders for one request (their caches, and what they may show, must not outlive it).
-pub fn attach(
-    request: async_graphql::Request,
-    state: &AppState,
-    ctx: &Ctx,
-) -> async_graphql::Request {
+pub fn install(data: &mut async_graphql::Data, state: &AppState, ctx: &Ctx) {
     let (s, c) = (state, ctx);
-    request
-        .data(DataLoader::new(
-            MessageLoader(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            TermLoader(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            SignatureLoader(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            CertificateLoader(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            TermsByCreator(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            SignaturesByTerm(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            SignaturesBySigner(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            CertificatesBySignature(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            CertificatesByAgent(s.clone(), c.clone()),
-            tokio::spawn,
-        ))
+    data.insert(DataLoader::new(
+        MessageLoader(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        TermLoader(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        SignatureLoader(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        CertificateLoader(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        TermsByCreator(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        SignaturesByTerm(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        SignaturesBySigner(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        CertificatesBySignature(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        CertificatesByAgent(s.clone(), c.clone()),
+        tokio::spawn,
+    ));
 }
 
 /// One record through its loader.

@@ -33,7 +33,8 @@ pub async fn graphql_post(
     params(("query" = String, Query, description = "GraphQL query document (queries only)"),
            ("variables" = Option<String>, Query, description = "JSON-encoded variables"),
            ("operationName" = Option<String>, Query)),
-    responses((status = 200, description = "A GraphQL response; without `query` and with `Accept: text/html`, the GraphiQL IDE (HTML)",
+    responses((status = 101, description = "With `Upgrade: websocket` and the `graphql-transport-ws` (or `graphql-ws`) subprotocol: a WebSocket for subscriptions"),
+              (status = 200, description = "A GraphQL response; without `query` and with `Accept: text/html`, the GraphiQL IDE (HTML)",
                content((Object = "application/json"), (String = "text/html"))),
               (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
 pub async fn graphql_get(
@@ -43,6 +44,9 @@ pub async fn graphql_get(
 ) -> Result<Response, AppError> {
     let (parts, _) = req.into_parts();
     let ctx = context(&parts, &state).await?;
+    if super::websocket::is_upgrade(&parts.headers) {
+        return super::websocket::upgrade(parts, state, schema, ctx).await;
+    }
     let query_string = parts.uri.query().unwrap_or("");
     let has_query =
         serde_urlencoded::from_str::<Vec<(String, String)>>(query_string).is_ok_and(|pairs| {
@@ -90,7 +94,7 @@ async fn execute(
     request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {
-    let request = super::loaders::attach(request, state, &ctx);
-    let request = super::dealing_loaders::attach(request, state, &ctx).data(ctx);
+    let mut request = request;
+    request.data = super::request_data(state, ctx);
     Json(schema.execute(request).await).into_response()
 }

@@ -223,37 +223,48 @@ fn cached<T: Loader<Uuid>>(loader: T) -> Cached<T> {
 }
 
 /// Fresh loaders for one request (their caches must not outlive it).
-pub fn attach(
-    request: async_graphql::Request,
-    state: &AppState,
-    ctx: &Ctx,
-) -> async_graphql::Request {
-    request
-        .data(DataLoader::new(
-            NotesByTarget(state.clone(), ctx.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            SignalsByTarget(state.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            DuplicatesByRecord(state.clone()),
-            tokio::spawn,
-        ))
-        .data(cached(PrincipalLoader(state.clone())))
-        .data(cached(AgentLoader(state.clone())))
-        .data(cached(EntryLoader(state.clone())))
-        .data(cached(EntityLoader(state.clone())))
-        .data(cached(ListingLoader(state.clone())))
-        .data(cached(RequestLoader(state.clone())))
-        .data(DataLoader::new(
-            ContributionsByTarget(state.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(
-            ContributionsByEntry(state.clone()),
-            tokio::spawn,
-        ))
-        .data(DataLoader::new(EntriesByAgent(state.clone()), tokio::spawn))
+pub fn install(data: &mut async_graphql::Data, state: &AppState, ctx: &Ctx) {
+    data.insert(DataLoader::new(
+        NotesByTarget(state.clone(), ctx.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        SignalsByTarget(state.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        DuplicatesByRecord(state.clone()),
+        tokio::spawn,
+    ));
+    data.insert(cached(PrincipalLoader(state.clone())));
+    data.insert(cached(AgentLoader(state.clone())));
+    data.insert(cached(EntryLoader(state.clone())));
+    data.insert(cached(EntityLoader(state.clone())));
+    data.insert(cached(ListingLoader(state.clone())));
+    data.insert(cached(RequestLoader(state.clone())));
+    data.insert(DataLoader::new(
+        ContributionsByTarget(state.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        ContributionsByEntry(state.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(EntriesByAgent(state.clone()), tokio::spawn));
+}
+
+/// Empties the id loaders' caches: a subscription delivers each event with fresh reads, not with
+/// what the connection loaded for an earlier one.
+pub fn forget(ctx: &async_graphql::Context<'_>) {
+    fn clear<T: Loader<Uuid>>(ctx: &async_graphql::Context<'_>) {
+        if let Some(loader) = ctx.data_opt::<Cached<T>>() {
+            loader.clear::<Uuid>();
+        }
+    }
+    clear::<PrincipalLoader>(ctx);
+    clear::<AgentLoader>(ctx);
+    clear::<EntryLoader>(ctx);
+    clear::<EntityLoader>(ctx);
+    clear::<ListingLoader>(ctx);
+    clear::<RequestLoader>(ctx);
 }

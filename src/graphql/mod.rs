@@ -16,12 +16,14 @@ mod paging;
 mod principals;
 mod processing;
 mod search;
+mod subscriptions;
 mod terms;
+pub mod websocket;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
 use crate::state::AppState;
-use async_graphql::{Context, EmptySubscription, MergedObject, Schema};
+use async_graphql::{Context, MergedObject, Schema};
 
 #[derive(MergedObject, Default)]
 pub struct Query(
@@ -49,18 +51,31 @@ pub struct Mutation(
     certificates::CertificateMutation,
 );
 
-pub type AppSchema = Schema<Query, Mutation, EmptySubscription>;
+pub type AppSchema = Schema<Query, Mutation, subscriptions::Subscription>;
 
 pub fn build_schema(state: Option<AppState>) -> AppSchema {
     // Depth, root fields and aliases are checked by `limits::QueryLimits` (introspection exempt
     // from depth); complexity by async-graphql with each list's cost declared on its field.
-    let mut builder = Schema::build(Query::default(), Mutation::default(), EmptySubscription)
-        .extension(limits::QueryLimits)
-        .limit_complexity(limits::MAX_COMPLEXITY);
+    let mut builder = Schema::build(
+        Query::default(),
+        Mutation::default(),
+        subscriptions::Subscription,
+    )
+    .extension(limits::QueryLimits)
+    .limit_complexity(limits::MAX_COMPLEXITY);
     if let Some(state) = state {
         builder = builder.data(state);
     }
     builder.finish()
+}
+
+/// What one request (or one WebSocket connection) carries: the caller and fresh loaders.
+pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
+    let mut data = async_graphql::Data::default();
+    loaders::install(&mut data, state, &ctx);
+    dealing_loaders::install(&mut data, state, &ctx);
+    data.insert(ctx);
+    data
 }
 
 /// The SDL committed as `schema.graphql` (a test fails when the file is stale).

@@ -325,14 +325,20 @@ pub async fn context(parts: &Parts, state: &AppState) -> Result<Ctx, AppError> {
         });
     };
     let value = header.to_str().map_err(|_| AppError::Unauthorized)?;
-    let (scheme, credential) = value.split_once(' ').ok_or(AppError::Unauthorized)?;
-    if !scheme.eq_ignore_ascii_case("bearer") || credential.trim().is_empty() {
-        return Err(AppError::Unauthorized);
-    }
-    let actor = services::auth::authenticate(state, credential.trim()).await?;
     Ok(Ctx {
-        actor: Some(actor),
+        actor: Some(bearer(state, value).await?),
         request_id,
         client,
     })
+}
+
+/// The agent an `Authorization` value (`Bearer <api key or access token>`) names.
+pub async fn bearer(state: &AppState, authorization: &str) -> Result<crate::ctx::Actor, AppError> {
+    let (scheme, credential) = authorization
+        .split_once(' ')
+        .ok_or(AppError::Unauthorized)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || credential.trim().is_empty() {
+        return Err(AppError::Unauthorized);
+    }
+    services::auth::authenticate(state, credential.trim()).await
 }

@@ -8,6 +8,7 @@ pub mod certificates;
 pub mod docs;
 pub mod entries;
 pub mod evaluation;
+pub mod events;
 pub mod health;
 pub mod messages;
 pub mod notes;

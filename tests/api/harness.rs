@@ -139,6 +139,7 @@ pub struct TestApp {
 /// leave a PostGIS database per test (gigabytes) on the disk until the next run.
 struct ThrowAwayDatabase {
     name: String,
+    url: String,
     data_dir: PathBuf,
 }
 
@@ -203,14 +204,14 @@ impl TestApp {
         config.jwt_secret = Some("test-secret-test-secret-test-secret-0123".into());
         config.db_max_connections = 5;
         adjust(&mut config);
-        let state = app::build_state(config, &with_database(admin_url(), &database))
-            .await
-            .unwrap();
+        let url = with_database(admin_url(), &database);
+        let state = app::build_state(config, &url).await.unwrap();
         TestApp {
             router: app::build_router(state.clone()),
             state,
             _database: Some(ThrowAwayDatabase {
                 name: database,
+                url,
                 data_dir,
             }),
         }
@@ -223,6 +224,15 @@ impl TestApp {
             state,
             _database: None,
         }
+    }
+
+    /// The URL of this test's database (for a second server process on it).
+    pub fn database_url(&self) -> &str {
+        &self
+            ._database
+            .as_ref()
+            .expect("a test app over its own database")
+            .url
     }
 
     pub fn pool(&self) -> &PgPool {

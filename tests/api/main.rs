@@ -22,6 +22,7 @@ mod mcp;
 mod principals;
 mod search;
 mod status;
+mod subscriptions;
 mod tokens;
 mod transformer;
 mod validation;

@@ -15,10 +15,6 @@ use sqlx::PgConnection;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-/// PostGIS measures `ST_Distance(geography, geography, false)` on a sphere of this radius; the
-/// entities written by the batch are measured the same way as the fetched ones.
-const SPHERE_RADIUS_M: f64 = 6_371_008.771_4;
-
 /// The reputation of an agent the database does not know (it cannot happen for an entry's author).
 const DEFAULT_REPUTATION: f64 = 0.5;
 
@@ -109,7 +105,7 @@ impl BatchView {
             .filter(|row| !self.written.iter().any(|w| w.candidate.id == row.id))
             .collect();
         for written in &self.written {
-            let distance_m = sphere_distance_m(
+            let distance_m = crate::domain::geo::sphere_distance_m(
                 (entry.latitude, entry.longitude),
                 (written.latitude, written.longitude),
             );
@@ -205,27 +201,4 @@ fn shares_key(keys: &IdentityKeys, candidate: &EntityCandidate) -> bool {
         || same(&keys.website_key, &candidate.website_key)
         || same(&keys.phone_key, &candidate.phone_key)
         || same(&keys.source_ref_key, &candidate.source_ref)
-}
-
-/// Great-circle distance (haversine), as PostGIS computes it on the sphere.
-fn sphere_distance_m(a: (f64, f64), b: (f64, f64)) -> f64 {
-    let (lat1, lat2) = (a.0.to_radians(), b.0.to_radians());
-    let d_lat = lat2 - lat1;
-    let d_lng = (b.1 - a.1).to_radians();
-    let h = (d_lat / 2.0).sin().powi(2) + lat1.cos() * lat2.cos() * (d_lng / 2.0).sin().powi(2);
-    2.0 * SPHERE_RADIUS_M * h.sqrt().min(1.0).asin()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sphere_distance_agrees_with_postgis() {
-        // SELECT ST_Distance('POINT(-2.2426 53.4808)'::geography,
-        //                    'POINT(-2.2400 53.4820)'::geography, false) → 217.72332986
-        let d = sphere_distance_m((53.4808, -2.2426), (53.4820, -2.2400));
-        assert!((d - 217.723_329_86).abs() < 1e-6, "{d}");
-        assert_eq!(sphere_distance_m((10.0, 20.0), (10.0, 20.0)), 0.0);
-    }
 }
