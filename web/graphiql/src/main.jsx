@@ -12,7 +12,10 @@ globalThis.MonacoEnvironment = {
   },
 };
 
-const fetcher = createGraphiQLFetcher({ url: '/graphql' });
+// Subscriptions go over a WebSocket to the same path; the Headers tab's values (the bearer) are
+// sent as the connection_init payload.
+const subscriptionUrl = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
+const fetcher = createGraphiQLFetcher({ url: '/graphql', subscriptionUrl });
 
 const defaultQuery = `# The Space-Time Records Service graph. Press the run button (or Ctrl-Enter).
 # Send your key as a header: {"Authorization": "Bearer str_..."} in the Headers tab.
