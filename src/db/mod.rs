@@ -10,6 +10,7 @@ pub mod entities;
 pub mod entries;
 pub mod events;
 pub mod listings;
+pub mod lookup;
 pub mod messages;
 pub mod notes;
 pub mod offers;

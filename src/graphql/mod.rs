@@ -12,6 +12,7 @@ pub mod handler;
 pub mod limits;
 mod loaders;
 mod messages;
+mod node;
 mod paging;
 mod principals;
 mod processing;
@@ -37,6 +38,7 @@ pub struct Query(
     messages::MessageQuery,
     terms::TermsQuery,
     certificates::CertificateQuery,
+    node::NodeQuery,
 );
 
 #[derive(MergedObject, Default)]

@@ -10,6 +10,7 @@ pub mod entries;
 pub mod evaluation;
 pub mod events;
 pub mod health;
+pub mod lookup;
 pub mod messages;
 pub mod notes;
 pub mod principals;

@@ -196,3 +196,69 @@ async fn entries_are_created_and_processed_through_graphql_mutations() {
         1
     );
 }
+
+#[tokio::test]
+async fn node_answers_what_an_id_names_with_its_own_visibility() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent_id, key) = app.register("Node Source").await;
+    let (reader_id, reader) = app.register("Node Reader").await;
+    let (_, outsider) = app.register("Node Outsider").await;
+    let published = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry("Node Joinery", 51.5, -0.12, json!({})),
+        )
+        .await;
+    let entity_id = published["canonical_id"].as_str().unwrap();
+    let entry_id = published["space_time_entry_id"].as_str().unwrap();
+    let sent = app
+        .post_as(
+            "/api/v1/messages",
+            json!({"recipient_agent_id": reader_id, "message_content": "private"}),
+            &key,
+        )
+        .await;
+    let message_id = sent.body["id"].as_str().unwrap();
+
+    let q = "query($id: UUID!) { node(id: $id) { __typename
+        ... on Entity { displayName } ... on SpaceTimeEntry { status agent { id } }
+        ... on Agent { displayName } ... on Message { messageContent } }
+        canonicalRecord(id: $id) { __typename ... on Entity { id } } }";
+    let node = |id: &str, key: Option<&str>| {
+        let (q, id, key) = (q, id.to_string(), key.map(str::to_string));
+        let app = &app;
+        async move {
+            let r = app.graphql(q, json!({"id": id}), key.as_deref()).await;
+            assert!(r.body["errors"].is_null(), "{}", r.text);
+            r.body["data"].clone()
+        }
+    };
+    let data = node(entity_id, None).await;
+    assert_eq!(data["node"]["__typename"], "Entity");
+    assert_eq!(data["node"]["displayName"], "Node Joinery");
+    assert_eq!(data["canonicalRecord"]["id"], entity_id);
+    let data = node(entry_id, None).await;
+    assert_eq!(data["node"]["__typename"], "SpaceTimeEntry");
+    assert_eq!(data["node"]["agent"]["id"], agent_id.to_string());
+    assert!(
+        data["canonicalRecord"].is_null(),
+        "an entry is no canonical record"
+    );
+    let data = node(&agent_id.to_string(), None).await;
+    assert_eq!(data["node"]["displayName"], "Node Source");
+    // A message is shown to its two parties only.
+    assert_eq!(
+        node(message_id, Some(&reader)).await["node"]["messageContent"],
+        "private"
+    );
+    assert_eq!(
+        node(message_id, Some(&key)).await["node"]["__typename"],
+        "Message"
+    );
+    assert!(node(message_id, Some(&outsider)).await["node"].is_null());
+    assert!(node(message_id, None).await["node"].is_null());
+    let unknown = node(&uuid::Uuid::now_v7().to_string(), None).await;
+    assert!(unknown["node"].is_null() && unknown["canonicalRecord"].is_null());
+}
