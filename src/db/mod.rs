@@ -15,6 +15,7 @@ pub mod messages;
 pub mod notes;
 pub mod offers;
 pub mod principals;
+pub mod provenance;
 pub mod ranker;
 pub mod rate_limits;
 pub mod requests;

@@ -18,6 +18,14 @@ use uuid::Uuid;
 /// Graph edges of an agent.
 #[ComplexObject]
 impl Agent {
+    /// How this agent's entries shaped canonical records: contributions per link type and the
+    /// number of distinct records touched (batched for a whole page of agents).
+    async fn influence(
+        &self,
+        ctx: &Context<'_>,
+    ) -> Result<crate::records::provenance::AgentInfluence> {
+        super::provenance::influence_of(ctx, self.id).await
+    }
     /// The owning principal, when there is one.
     async fn principal(&self, ctx: &Context<'_>) -> Result<Option<Principal>> {
         let Some(id) = self.principal_id else {

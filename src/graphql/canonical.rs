@@ -97,6 +97,14 @@ where
 /// Graph edges of a canonical entity.
 #[ComplexObject]
 impl Entity {
+    /// Where this record's data came from: each field's source and the contributions in time
+    /// order.
+    async fn provenance(&self) -> super::provenance::Provenance {
+        super::provenance::Provenance {
+            table: CanonicalTable::Entities,
+            id: self.id,
+        }
+    }
     /// Provenance: every entry that created, updated, matched or supported this record.
     #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
     async fn contributions(
@@ -156,6 +164,14 @@ impl Entity {
 /// Graph edges of a canonical listing.
 #[ComplexObject]
 impl Listing {
+    /// Where this record's data came from: each field's source and the contributions in time
+    /// order.
+    async fn provenance(&self) -> super::provenance::Provenance {
+        super::provenance::Provenance {
+            table: CanonicalTable::Listings,
+            id: self.id,
+        }
+    }
     /// Provenance: every entry that created, updated, matched or supported this record.
     #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
     async fn contributions(
@@ -178,6 +194,14 @@ impl Listing {
 /// Graph edges of a canonical request.
 #[ComplexObject]
 impl CanonicalRequest {
+    /// Where this record's data came from: each field's source and the contributions in time
+    /// order.
+    async fn provenance(&self) -> super::provenance::Provenance {
+        super::provenance::Provenance {
+            table: CanonicalTable::Requests,
+            id: self.id,
+        }
+    }
     /// Provenance: every entry that created, updated, matched or supported this record.
     #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
     async fn contributions(

@@ -16,6 +16,7 @@ mod node;
 mod paging;
 mod principals;
 mod processing;
+mod provenance;
 mod search;
 mod subscriptions;
 mod terms;
@@ -76,6 +77,7 @@ pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
     let mut data = async_graphql::Data::default();
     loaders::install(&mut data, state, &ctx);
     dealing_loaders::install(&mut data, state, &ctx);
+    provenance::install(&mut data, state);
     data.insert(ctx);
     data
 }

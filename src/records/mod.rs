@@ -18,4 +18,5 @@ pub mod evaluation;
 pub mod feedback;
 pub mod messages;
 pub mod processing;
+pub mod provenance;
 pub mod terms;

@@ -14,6 +14,7 @@ mod multipart;
 pub mod openapi_responses;
 mod principals;
 mod processing;
+mod provenance;
 mod public;
 mod search;
 mod terms;
@@ -115,6 +116,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(canonical::get_listing))
         .routes(routes!(canonical::list_requests))
         .routes(routes!(canonical::get_request))
+        .routes(routes!(provenance::entity_provenance))
+        .routes(routes!(provenance::listing_provenance))
+        .routes(routes!(provenance::request_provenance))
         .routes(routes!(canonical::list_contributions))
         .routes(routes!(processing::process_pending))
         .routes(routes!(processing::process_entry))

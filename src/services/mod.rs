@@ -14,6 +14,7 @@ pub mod lookup;
 pub mod messages;
 pub mod notes;
 pub mod principals;
+pub mod provenance;
 pub mod ranker;
 pub mod rate_limit;
 pub mod search;

@@ -7,6 +7,14 @@ use serde_json::json;
 const NESTED: &str = "{ agents(first: 50) { edges { node { displayName entries(first: 10) { edges { node {
     id contributions(first: 5) { linkType entity { displayName contributions(first: 10) { linkType entry { id agent { displayName } } } } } } } } } } } }";
 
+/// What an analyst asks: each agent's influence, and each record's field sources with the entry
+/// and agent behind each field.
+const ANALYST: &str =
+    "{ agents(first: 50) { edges { node { displayName influence { created matched records }
+    entries(first: 10) { edges { node { contributions(first: 5) { entity { provenance {
+      fields { field entry { observedAtTstampUtc } agent { displayName } }
+      contributions(first: 10) { linkType entry { observedAtTstampUtc } } } } } } } } } } } }";
+
 async fn statements(app: &TestApp) -> i64 {
     sqlx::query_scalar(
         "SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements
@@ -18,7 +26,7 @@ async fn statements(app: &TestApp) -> i64 {
 }
 
 /// Statements one run of the nested query costs, with `agents` agents each publishing two entries.
-async fn cost_with(agents: usize) -> i64 {
+async fn cost_with(agents: usize, query: &str) -> i64 {
     let app = TestApp::new().await;
     sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .execute(app.pool())
@@ -40,10 +48,10 @@ async fn cost_with(agents: usize) -> i64 {
         }
     }
     // Warm: prepared statements and the first connection's set-up are not what is counted.
-    let warm = app.graphql(NESTED, json!({}), None).await;
+    let warm = app.graphql(query, json!({}), None).await;
     assert!(warm.body["errors"].is_null(), "{}", warm.text);
     let before = statements(&app).await;
-    let r = app.graphql(NESTED, json!({}), None).await;
+    let r = app.graphql(query, json!({}), None).await;
     let after = statements(&app).await;
     assert!(r.body["errors"].is_null(), "{}", r.text);
     let edges = r.body["data"]["agents"]["edges"].as_array().unwrap();
@@ -54,9 +62,20 @@ async fn cost_with(agents: usize) -> i64 {
 
 #[tokio::test]
 async fn a_nested_provenance_query_costs_the_same_few_statements_whatever_its_fan_out() {
-    let small = cost_with(2).await;
-    let large = cost_with(8).await;
+    let small = cost_with(2, NESTED).await;
+    let large = cost_with(8, NESTED).await;
     assert!(large <= 5, "the nested query ran {large} statements");
+    assert_eq!(
+        small, large,
+        "statements must not grow with the number of agents"
+    );
+}
+
+#[tokio::test]
+async fn influence_and_field_sources_are_batched_too() {
+    let small = cost_with(2, ANALYST).await;
+    let large = cost_with(8, ANALYST).await;
+    assert!(large <= 7, "the analyst query ran {large} statements");
     assert_eq!(
         small, large,
         "statements must not grow with the number of agents"

@@ -20,6 +20,7 @@ mod graphql_limits;
 mod graphql_statements;
 mod mcp;
 mod principals;
+mod provenance;
 mod search;
 mod status;
 mod subscriptions;

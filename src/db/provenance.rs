@@ -1,0 +1,76 @@
+//! Reads for provenance: per-field evidence of canonical records and agents' influence.
+
+use super::canonical::table_name;
+use crate::domain::CanonicalTable;
+use crate::records::provenance::AgentInfluence;
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// `(id, field_evidence)` of the records of one table.
+pub async fn field_evidence(
+    pool: &PgPool,
+    table: CanonicalTable,
+    ids: &[Uuid],
+) -> sqlx::Result<Vec<(Uuid, Value)>> {
+    sqlx::query_as(&format!(
+        "SELECT id, field_evidence FROM {} WHERE id = ANY($1)",
+        table_name(table)
+    ))
+    .bind(ids)
+    .fetch_all(pool)
+    .await
+}
+
+#[derive(sqlx::FromRow)]
+struct InfluenceRow {
+    agent_id: Uuid,
+    created: i64,
+    updated: i64,
+    matched: i64,
+    merged: i64,
+    supporting_evidence: i64,
+    duplicate_of: i64,
+    records: i64,
+}
+
+/// Contributions per link type of each agent's entries, in one statement for all agents.
+pub async fn influence(
+    pool: &PgPool,
+    agent_ids: &[Uuid],
+) -> sqlx::Result<Vec<(Uuid, AgentInfluence)>> {
+    let rows: Vec<InfluenceRow> = sqlx::query_as(
+        "SELECT e.agent_id,
+                count(*) FILTER (WHERE c.link_type = 'created') AS created,
+                count(*) FILTER (WHERE c.link_type = 'updated') AS updated,
+                count(*) FILTER (WHERE c.link_type = 'matched') AS matched,
+                count(*) FILTER (WHERE c.link_type = 'merged') AS merged,
+                count(*) FILTER (WHERE c.link_type = 'supporting_evidence') AS supporting_evidence,
+                count(*) FILTER (WHERE c.link_type = 'duplicate_of') AS duplicate_of,
+                count(DISTINCT c.target_canonical_id) AS records
+         FROM space_time_entries e
+         JOIN canonical_link_contributions c ON c.source_space_time_entry_id = e.id
+         WHERE e.agent_id = ANY($1)
+         GROUP BY e.agent_id",
+    )
+    .bind(agent_ids)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                r.agent_id,
+                AgentInfluence {
+                    created: r.created,
+                    updated: r.updated,
+                    matched: r.matched,
+                    merged: r.merged,
+                    supporting_evidence: r.supporting_evidence,
+                    duplicate_of: r.duplicate_of,
+                    records: r.records,
+                },
+            )
+        })
+        .collect())
+}

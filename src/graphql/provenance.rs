@@ -1,0 +1,126 @@
+//! Provenance on the graph: a record's field sources (which entry and agent set each field) next
+//! to its contributions, and an agent's influence. Batched per request like every other edge.
+
+use super::canonical::{contributions_to, load_agent};
+use super::loaders::{Cached, EntryLoader, LoadError};
+use crate::domain::CanonicalTable;
+use crate::records::agents::Agent;
+use crate::records::canonical::LinkContribution;
+use crate::records::entries::SpaceTimeEntry;
+use crate::records::provenance::{AgentInfluence, FieldSource};
+use crate::services::provenance;
+use crate::state::AppState;
+use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::{ComplexObject, Context, Object, Result};
+use std::collections::HashMap;
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Field sources per record, one statement per table for the whole request.
+pub struct FieldSourcesByRecord(pub AppState);
+
+impl Loader<(CanonicalTable, Uuid)> for FieldSourcesByRecord {
+    type Value = Vec<FieldSource>;
+    type Error = LoadError;
+    async fn load(
+        &self,
+        keys: &[(CanonicalTable, Uuid)],
+    ) -> Result<HashMap<(CanonicalTable, Uuid), Vec<FieldSource>>, LoadError> {
+        let mut found = HashMap::new();
+        for table in CanonicalTable::ALL {
+            let ids: Vec<Uuid> = keys
+                .iter()
+                .filter(|(t, _)| t == table)
+                .map(|(_, id)| *id)
+                .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let sources = provenance::field_sources(&self.0, *table, &ids)
+                .await
+                .map_err(|e| Arc::new(e.into()))?;
+            found.extend(sources.into_iter().map(|(id, s)| ((*table, id), s)));
+        }
+        Ok(found)
+    }
+}
+
+/// Influence per agent, one statement for the whole request.
+pub struct InfluenceByAgent(pub AppState);
+
+impl Loader<Uuid> for InfluenceByAgent {
+    type Value = AgentInfluence;
+    type Error = LoadError;
+    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, AgentInfluence>, LoadError> {
+        provenance::influence(&self.0, keys)
+            .await
+            .map_err(|e| Arc::new(e.into()))
+    }
+}
+
+pub fn install(data: &mut async_graphql::Data, state: &AppState) {
+    data.insert(DataLoader::new(
+        FieldSourcesByRecord(state.clone()),
+        tokio::spawn,
+    ));
+    data.insert(DataLoader::new(
+        InfluenceByAgent(state.clone()),
+        tokio::spawn,
+    ));
+}
+
+/// A canonical record's provenance.
+pub struct Provenance {
+    pub table: CanonicalTable,
+    pub id: Uuid,
+}
+
+#[Object]
+impl Provenance {
+    /// Which entry and agent set each field's current value, by field name.
+    async fn fields(&self, ctx: &Context<'_>) -> Result<Vec<FieldSource>> {
+        let loader = ctx.data_unchecked::<DataLoader<FieldSourcesByRecord>>();
+        Ok(loader
+            .load_one((self.table, self.id))
+            .await
+            .map_err(|e| (*e).clone())?
+            .unwrap_or_default())
+    }
+
+    /// The contributions in time order (the oldest `first`, 1 to 100, default 100), each with
+    /// its entry (evidence: source, observed time, confidence) and that entry's agent.
+    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    async fn contributions(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+    ) -> Result<Vec<LinkContribution>> {
+        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
+    }
+}
+
+#[ComplexObject]
+impl FieldSource {
+    /// The entry whose value the field holds.
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
+        let loader = ctx.data_unchecked::<Cached<EntryLoader>>();
+        loader
+            .load_one(self.space_time_entry_id)
+            .await
+            .map_err(|e| (*e).clone())
+    }
+    /// The agent that published it.
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+        load_agent(ctx, Some(self.agent_id)).await
+    }
+}
+
+/// An agent's influence through the request's loader.
+pub async fn influence_of(ctx: &Context<'_>, agent_id: Uuid) -> Result<AgentInfluence> {
+    let loader = ctx.data_unchecked::<DataLoader<InfluenceByAgent>>();
+    Ok(loader
+        .load_one(agent_id)
+        .await
+        .map_err(|e| (*e).clone())?
+        .unwrap_or_default())
+}

@@ -1,0 +1,245 @@
+//! Provenance reads for analysts, and its W3C PROV-O (JSON-LD) form.
+
+use super::{agents, canonical, entries};
+use crate::db;
+use crate::db::contributions::ContributionFilter;
+use crate::domain::{CanonicalTable, ListParams};
+use crate::error::AppResult;
+use crate::records::provenance::{
+    AgentInfluence, ContributionEvidence, FieldSource, RecordProvenance,
+};
+use crate::state::AppState;
+use crate::transform::merge::FieldEvidence;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// Contributions a provenance answer carries, oldest first.
+pub const MAX_CONTRIBUTIONS: i64 = 500;
+
+/// The field sources of many records of one table, by record id (one statement).
+pub async fn field_sources(
+    state: &AppState,
+    table: CanonicalTable,
+    ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, Vec<FieldSource>>> {
+    let rows = db::provenance::field_evidence(&state.pool, table, ids).await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, evidence)| (id, sources_of(&evidence)))
+        .collect())
+}
+
+/// The stored per-field evidence as field sources, by field name.
+fn sources_of(evidence: &Value) -> Vec<FieldSource> {
+    let Some(fields) = evidence.as_object() else {
+        return Vec::new();
+    };
+    let mut sources: Vec<FieldSource> = fields
+        .iter()
+        .filter_map(|(field, value)| {
+            let evidence: FieldEvidence = serde_json::from_value(value.clone()).ok()?;
+            Some(FieldSource {
+                field: field.clone(),
+                space_time_entry_id: evidence.entry_id,
+                agent_id: evidence.agent_id,
+                observed_at_tstamp_utc: evidence.observed_at,
+                score_confidence: evidence.confidence,
+            })
+        })
+        .collect();
+    sources.sort_by(|a, b| a.field.cmp(&b.field));
+    sources
+}
+
+/// A record's provenance: 404 when the record does not exist.
+pub async fn of_record(
+    state: &AppState,
+    table: CanonicalTable,
+    id: Uuid,
+) -> AppResult<RecordProvenance> {
+    match table {
+        CanonicalTable::Entities => canonical::entity(state, id).await.map(|_| ())?,
+        CanonicalTable::Listings => canonical::listing(state, id).await.map(|_| ())?,
+        CanonicalTable::Requests => canonical::request(state, id).await.map(|_| ())?,
+    }
+    let fields = field_sources(state, table, &[id])
+        .await?
+        .remove(&id)
+        .unwrap_or_default();
+    let filter = ContributionFilter {
+        target_canonical_table: Some(table),
+        target_canonical_id: Some(id),
+        space_time_entry_id: None,
+    };
+    let params = ListParams::new(Some(MAX_CONTRIBUTIONS), None, &["limit"])?;
+    let mut contributions = canonical::contributions(state, filter, params).await?.items;
+    contributions.sort_by_key(|c| (c.created_at_tstamp_utc, c.id));
+    let entry_ids: Vec<Uuid> = contributions
+        .iter()
+        .map(|c| c.source_space_time_entry_id)
+        .collect();
+    let entries: HashMap<Uuid, _> = entries::get_many(state, &entry_ids)
+        .await?
+        .into_iter()
+        .map(|e| (e.id, e))
+        .collect();
+    let agent_ids: Vec<Uuid> = entries.values().map(|e| e.agent_id).collect();
+    let agents: HashMap<Uuid, _> = agents::get_many(state, &agent_ids)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, a))
+        .collect();
+    let contributions = contributions
+        .into_iter()
+        .filter_map(|contribution| {
+            let entry = entries.get(&contribution.source_space_time_entry_id)?;
+            Some(ContributionEvidence {
+                agent_id: entry.agent_id,
+                agent_display_name: agents
+                    .get(&entry.agent_id)
+                    .map(|a| a.display_name.clone())
+                    .unwrap_or_default(),
+                observed_at_tstamp_utc: entry.observed_at_tstamp_utc,
+                source_type: entry.source_type.clone(),
+                source_ref: entry.source_ref.clone(),
+                entry_score_confidence: entry.score_confidence,
+                contribution,
+            })
+        })
+        .collect();
+    Ok(RecordProvenance {
+        canonical_table: table,
+        canonical_id: id,
+        fields,
+        contributions,
+    })
+}
+
+/// Each agent's influence (zero counts for an agent without contributions), in one statement.
+pub async fn influence(
+    state: &AppState,
+    agent_ids: &[Uuid],
+) -> AppResult<HashMap<Uuid, AgentInfluence>> {
+    let mut found: HashMap<Uuid, AgentInfluence> =
+        db::provenance::influence(&state.pool, agent_ids)
+            .await?
+            .into_iter()
+            .collect();
+    for id in agent_ids {
+        found.entry(*id).or_default();
+    }
+    Ok(found)
+}
+
+/// The provenance as W3C PROV-O in JSON-LD: the record is a `prov:Entity` derived from each
+/// contributing entry (a qualified `prov:Derivation` carrying the link type and the transformer
+/// run as its activity); each entry is a `prov:Entity` attributed to its agent (`prov:Agent`),
+/// with its observation time and primary source; each field's source is a qualified derivation
+/// naming the field.
+pub fn prov_o(provenance: &RecordProvenance, base_url: &str) -> Value {
+    let record = format!("urn:uuid:{}", provenance.canonical_id);
+    let mut graph = Vec::new();
+    let mut seen_agents = std::collections::HashSet::new();
+    let mut derivations = Vec::new();
+    for item in &provenance.contributions {
+        let c = &item.contribution;
+        let entry = format!("urn:uuid:{}", c.source_space_time_entry_id);
+        let agent = format!("urn:uuid:{}", item.agent_id);
+        derivations.push(json!({
+            "@id": format!("urn:uuid:{}", c.id),
+            "@type": "prov:Derivation",
+            "prov:entity": {"@id": entry},
+            "prov:hadActivity": {"@id": format!("urn:uuid:{}", c.transformer_run_id)},
+            "prov:atTime": {"@value": c.created_at_tstamp_utc.to_rfc3339(), "@type": "xsd:dateTime"},
+            "strs:linkType": c.link_type.as_str(),
+            "strs:scoreConfidence": c.score_confidence.to_string(),
+        }));
+        let mut entry_node = json!({
+            "@id": entry,
+            "@type": "prov:Entity",
+            "strs:kind": "space_time_entry",
+            "prov:wasAttributedTo": {"@id": agent},
+            "strs:scoreConfidence": item.entry_score_confidence.to_string(),
+        });
+        if let Some(observed) = item.observed_at_tstamp_utc {
+            entry_node["prov:generatedAtTime"] =
+                json!({"@value": observed.to_rfc3339(), "@type": "xsd:dateTime"});
+        }
+        if let Some(source) = &item.source_ref {
+            entry_node["prov:hadPrimarySource"] = json!(source);
+        }
+        if let Some(kind) = &item.source_type {
+            entry_node["strs:sourceType"] = json!(kind);
+        }
+        graph.push(entry_node);
+        graph.push(json!({
+            "@id": format!("urn:uuid:{}", c.transformer_run_id),
+            "@type": "prov:Activity",
+            "prov:used": {"@id": entry},
+            "prov:wasAssociatedWith": {"@id": "strs:SpaceTimeEntryTransformer"},
+        }));
+        if seen_agents.insert(item.agent_id) {
+            graph.push(json!({
+                "@id": agent,
+                "@type": "prov:Agent",
+                "prov:label": item.agent_display_name,
+            }));
+        }
+    }
+    for field in &provenance.fields {
+        derivations.push(json!({
+            "@type": "prov:Derivation",
+            "prov:entity": {"@id": format!("urn:uuid:{}", field.space_time_entry_id)},
+            "strs:field": field.field,
+            "strs:scoreConfidence": field.score_confidence,
+        }));
+    }
+    graph.insert(
+        0,
+        json!({
+            "@id": record,
+            "@type": "prov:Entity",
+            "strs:canonicalTable": provenance.canonical_table.as_str(),
+            "prov:wasDerivedFrom": provenance.contributions.iter()
+                .map(|c| json!({"@id": format!("urn:uuid:{}", c.contribution.source_space_time_entry_id)}))
+                .collect::<Vec<_>>(),
+            "prov:qualifiedDerivation": derivations,
+        }),
+    );
+    graph.push(json!({
+        "@id": "strs:SpaceTimeEntryTransformer",
+        "@type": ["prov:Agent", "prov:SoftwareAgent"],
+        "prov:label": "Space-Time Records transformer",
+    }));
+    json!({
+        "@context": {
+            "prov": "http://www.w3.org/ns/prov#",
+            "xsd": "http://www.w3.org/2001/XMLSchema#",
+            "strs": format!("{}/api-docs#", base_url.trim_end_matches('/')),
+        },
+        "@graph": graph,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_evidence_becomes_field_sources_by_name() {
+        let (entry, agent) = (Uuid::new_v4(), Uuid::new_v4());
+        let evidence = json!({
+            "phone": {"entry_id": entry, "agent_id": agent, "observed_at": "2026-11-01T10:00:00Z", "confidence": 0.8},
+            "display_name": {"entry_id": entry, "agent_id": agent, "observed_at": null, "confidence": 0.5},
+            "broken": {"entry_id": "not a uuid"},
+        });
+        let sources = sources_of(&evidence);
+        let fields: Vec<&str> = sources.iter().map(|s| s.field.as_str()).collect();
+        assert_eq!(fields, ["display_name", "phone"]);
+        assert_eq!(sources[1].space_time_entry_id, entry);
+        assert_eq!(sources[1].score_confidence, 0.8);
+        assert!(sources[0].observed_at_tstamp_utc.is_none());
+        assert!(sources_of(&Value::Null).is_empty());
+    }
+}
