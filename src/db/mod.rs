@@ -12,6 +12,7 @@ pub mod events;
 pub mod listings;
 pub mod lookup;
 pub mod messages;
+pub mod nearby;
 pub mod notes;
 pub mod offers;
 pub mod principals;

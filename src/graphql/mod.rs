@@ -12,6 +12,7 @@ pub mod handler;
 pub mod limits;
 mod loaders;
 mod messages;
+mod nearby;
 mod node;
 mod paging;
 mod principals;
@@ -40,6 +41,7 @@ pub struct Query(
     terms::TermsQuery,
     certificates::CertificateQuery,
     node::NodeQuery,
+    nearby::NearbyQuery,
 );
 
 #[derive(MergedObject, Default)]

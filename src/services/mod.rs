@@ -12,6 +12,7 @@ pub mod events;
 pub mod health;
 pub mod lookup;
 pub mod messages;
+pub mod nearby;
 pub mod notes;
 pub mod principals;
 pub mod provenance;

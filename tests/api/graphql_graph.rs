@@ -1,7 +1,7 @@
 //! Entries, canonical records and provenance as a graph, over the same services as REST.
 
 use crate::harness::{TestApp, entity_entry};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn the_provenance_graph_is_navigable_both_ways() {
@@ -261,4 +261,97 @@ async fn node_answers_what_an_id_names_with_its_own_visibility() {
     assert!(node(message_id, None).await["node"].is_null());
     let unknown = node(&uuid::Uuid::now_v7().to_string(), None).await;
     assert!(unknown["node"].is_null() && unknown["canonicalRecord"].is_null());
+}
+
+#[tokio::test]
+async fn entities_near_a_point_come_nearest_first_in_pages_with_their_distance() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Near Source").await;
+    let (lat, lng) = (53.4808, -2.2426);
+    let mut ids = Vec::new();
+    for (name, metres) in [
+        ("Alpha Plumbing", 100.0),
+        ("Bravo Bakery", 300.0),
+        ("Charlie Cycles", 600.0),
+        ("Delta Dentist", 900.0),
+        ("Echo Electricals", 3000.0),
+        ("Foxtrot Florist", 50.0),
+    ] {
+        let (a, b) = crate::harness::east(lat, lng, metres);
+        let r = app
+            .publish(&key, &admin, entity_entry(name, a, b, json!({})))
+            .await;
+        ids.push(r["canonical_id"].as_str().unwrap().to_string());
+    }
+    // An archived record is left out, as search leaves it out.
+    sqlx::query("UPDATE canonical.entities SET status = 'archived' WHERE id = $1::uuid")
+        .bind(&ids[5])
+        .execute(app.pool())
+        .await
+        .unwrap();
+    app.publish(&key, &admin, json!({"entry_type": "listing", "latitude": lat, "longitude": lng,
+        "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+        "context": {"title": "Boiler service", "price_amount": 80, "currency_code": "GBP", "provider_entity_id": ids[0]}}))
+        .await;
+
+    let q = "query($after: String) { entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 2, after: $after) {
+        edges { cursor distanceMeters node { displayName } } pageInfo { hasNextPage endCursor } } }";
+    let page = |after: Value| {
+        let app = &app;
+        async move {
+            let r = app.graphql(q, json!({"after": after}), None).await;
+            assert!(r.body["errors"].is_null(), "{}", r.text);
+            r.body["data"]["entitiesNear"].clone()
+        }
+    };
+    let first = page(Value::Null).await;
+    let names = |p: &Value| -> Vec<String> {
+        p["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["node"]["displayName"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&first), ["Alpha Plumbing", "Bravo Bakery"]);
+    let distance = first["edges"][1]["distanceMeters"].as_f64().unwrap();
+    assert!((distance - 300.0).abs() < 1.0, "{distance}");
+    assert_eq!(first["pageInfo"]["hasNextPage"], true);
+    let second = page(first["pageInfo"]["endCursor"].clone()).await;
+    assert_eq!(names(&second), ["Charlie Cycles", "Delta Dentist"]);
+    assert_eq!(second["pageInfo"]["hasNextPage"], false);
+
+    let listings = app
+        .graphql(
+            "{ listingsNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 10) { edges { distanceMeters node { title provider { displayName } } } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    let edges = &listings.body["data"]["listingsNear"]["edges"];
+    assert_eq!(
+        edges[0]["node"]["title"], "Boiler service",
+        "{}",
+        listings.text
+    );
+    assert_eq!(
+        edges[0]["node"]["provider"]["displayName"],
+        "Alpha Plumbing"
+    );
+
+    let refused = app
+        .graphql(
+            "{ requestsNear(latitude: 91, longitude: 0, radiusMeters: 100001, after: \"x\") { edges { cursor } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    let error = &refused.body["errors"][0];
+    assert_eq!(
+        error["extensions"]["code"], "VALIDATION_ERROR",
+        "{}",
+        refused.text
+    );
+    assert_eq!(error["extensions"]["detail"].as_array().unwrap().len(), 3);
 }

@@ -1,0 +1,69 @@
+//! Canonical records nearest a point, within a radius, nearest first: the search service's
+//! spatial predicate (sphere distance, `ST_DWithin(location, point, radius, false)` over the GiST
+//! index on `location`) without its text part. Keyset-paged on (distance, id).
+
+use super::canonical::table_name;
+use crate::domain::CanonicalTable;
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgPool};
+use uuid::Uuid;
+
+/// A record and its distance in metres from the asked point.
+#[derive(Debug, Clone)]
+pub struct Near<T> {
+    pub record: T,
+    pub distance_m: f64,
+}
+
+impl<'r, T: FromRow<'r, PgRow>> FromRow<'r, PgRow> for Near<T> {
+    fn from_row(row: &'r PgRow) -> sqlx::Result<Self> {
+        use sqlx::Row;
+        Ok(Near {
+            record: T::from_row(row)?,
+            distance_m: row.try_get("distance_m")?,
+        })
+    }
+}
+
+pub struct NearQuery {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub radius_m: f64,
+    /// The last (distance, id) of the previous page.
+    pub after: Option<(f64, Uuid)>,
+    pub limit: i64,
+}
+
+/// `columns` is the table's public column list (`entities::COLUMNS`, …).
+pub async fn records<T>(
+    pool: &PgPool,
+    table: CanonicalTable,
+    columns: &str,
+    query: &NearQuery,
+) -> sqlx::Result<Vec<Near<T>>>
+where
+    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
+{
+    let (after_distance, after_id) = query.after.unzip();
+    sqlx::query_as(&format!(
+        "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS point),
+              found AS (
+                SELECT {columns}, ST_Distance(location, origin.point, false) AS distance_m
+                FROM {table}, origin
+                WHERE ST_DWithin(location, origin.point, $3, false)
+                  AND status NOT IN ('archived', 'withdrawn'))
+         SELECT * FROM found
+         WHERE $4::float8 IS NULL OR (distance_m, id) > ($4, $5)
+         ORDER BY distance_m, id
+         LIMIT $6",
+        table = table_name(table)
+    ))
+    .bind(query.latitude)
+    .bind(query.longitude)
+    .bind(query.radius_m)
+    .bind(after_distance)
+    .bind(after_id)
+    .bind(query.limit)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,152 @@
+//! `entitiesNear`, `listingsNear`, `requestsNear`: canonical records within a radius of a point,
+//! nearest first, each edge with its distance. Relay connections keyed on (distance, id).
+
+use super::ctx_parts;
+use crate::db::nearby::Near;
+use crate::domain::Page;
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::nearby::{self, NearArgs};
+use async_graphql::connection::{Connection, ConnectionNameType, Edge, EdgeNameType, EmptyFields};
+use async_graphql::{Context, Object, OutputType, Result, SimpleObject};
+
+/// How far an edge's record is from the asked point.
+#[derive(SimpleObject)]
+pub struct Distance {
+    /// Metres on PostGIS's sphere, as search measures.
+    pub distance_meters: f64,
+}
+
+macro_rules! near_names {
+    ($connection:ident, $edge:ident, $connection_name:literal, $edge_name:literal) => {
+        pub struct $connection;
+        impl ConnectionNameType for $connection {
+            fn type_name<T: OutputType>() -> String {
+                $connection_name.into()
+            }
+        }
+        pub struct $edge;
+        impl EdgeNameType for $edge {
+            fn type_name<T: OutputType>() -> String {
+                $edge_name.into()
+            }
+        }
+    };
+}
+
+near_names!(
+    EntityNear,
+    EntityNearEdge,
+    "EntityNearConnection",
+    "EntityNearEdge"
+);
+near_names!(
+    ListingNear,
+    ListingNearEdge,
+    "ListingNearConnection",
+    "ListingNearEdge"
+);
+near_names!(
+    RequestNear,
+    RequestNearEdge,
+    "CanonicalRequestNearConnection",
+    "CanonicalRequestNearEdge"
+);
+
+type NearConnection<T, C, E> = Connection<String, T, EmptyFields, Distance, C, E>;
+
+fn connection<T: OutputType, C: ConnectionNameType, E: EdgeNameType>(
+    page: Page<Near<T>>,
+    id_of: impl Fn(&T) -> uuid::Uuid,
+    after_given: bool,
+) -> NearConnection<T, C, E> {
+    let mut connection = Connection::new(after_given, page.has_next_page);
+    connection.edges.extend(page.items.into_iter().map(|near| {
+        Edge::with_additional_fields(
+            nearby::cursor(near.distance_m, id_of(&near.record)),
+            near.record,
+            Distance {
+                distance_meters: near.distance_m,
+            },
+        )
+    }));
+    connection
+}
+
+#[derive(Default)]
+pub struct NearbyQuery;
+
+#[Object]
+impl NearbyQuery {
+    /// Canonical entities within `radiusMeters` (1 to 100,000) of a point, nearest first
+    /// (archived and withdrawn ones left out), `first` 1 to 500 (default 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn entities_near(
+        &self,
+        ctx: &Context<'_>,
+        latitude: f64,
+        longitude: f64,
+        radius_meters: i64,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<NearConnection<Entity, EntityNear, EntityNearEdge>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = NearArgs {
+            latitude,
+            longitude,
+            radius_meters,
+            first,
+            after,
+        };
+        let page = nearby::entities(state, &args).await?;
+        Ok(connection(page, |e: &Entity| e.id, after_given))
+    }
+
+    /// Canonical listings near a point, nearest first (as `entitiesNear`).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn listings_near(
+        &self,
+        ctx: &Context<'_>,
+        latitude: f64,
+        longitude: f64,
+        radius_meters: i64,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<NearConnection<Listing, ListingNear, ListingNearEdge>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = NearArgs {
+            latitude,
+            longitude,
+            radius_meters,
+            first,
+            after,
+        };
+        let page = nearby::listings(state, &args).await?;
+        Ok(connection(page, |l: &Listing| l.id, after_given))
+    }
+
+    /// Canonical requests near a point, nearest first (as `entitiesNear`).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn requests_near(
+        &self,
+        ctx: &Context<'_>,
+        latitude: f64,
+        longitude: f64,
+        radius_meters: i64,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<NearConnection<CanonicalRequest, RequestNear, RequestNearEdge>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = NearArgs {
+            latitude,
+            longitude,
+            radius_meters,
+            first,
+            after,
+        };
+        let page = nearby::requests(state, &args).await?;
+        Ok(connection(page, |r: &CanonicalRequest| r.id, after_given))
+    }
+}

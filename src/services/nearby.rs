@@ -1,0 +1,149 @@
+//! Canonical records near a point, nearest first, for the graph (`entitiesNear`, `listingsNear`,
+//! `requestsNear`). The bounds are search's: a point on the globe, a radius of 1 m to 100 km.
+
+use crate::db;
+use crate::db::nearby::{Near, NearQuery};
+use crate::domain::{CanonicalTable, ListParams, Page, Violations};
+use crate::error::{AppError, AppResult};
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::state::AppState;
+use uuid::Uuid;
+
+pub struct NearArgs {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub radius_meters: i64,
+    pub first: Option<i32>,
+    pub after: Option<String>,
+}
+
+/// A page cursor: the last record's distance (printed exactly, so it round-trips) and id.
+pub fn cursor(distance_m: f64, id: Uuid) -> String {
+    format!("{distance_m}_{id}")
+}
+
+fn parse_cursor(cursor: &str) -> Option<(f64, Uuid)> {
+    let (distance, id) = cursor.split_once('_')?;
+    let distance: f64 = distance.parse().ok()?;
+    (distance.is_finite() && distance >= 0.0).then_some(())?;
+    Some((distance, Uuid::parse_str(id).ok()?))
+}
+
+fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
+    let mut v = Violations::default();
+    v.check(
+        args.latitude.is_finite() && (-90.0..=90.0).contains(&args.latitude),
+        "latitude",
+        "must be between -90 and 90",
+        "range",
+    );
+    v.check(
+        args.longitude.is_finite() && (-180.0..=180.0).contains(&args.longitude),
+        "longitude",
+        "must be between -180 and 180",
+        "range",
+    );
+    v.check(
+        (1..=crate::search::request::MAX_RADIUS_M).contains(&args.radius_meters),
+        "radiusMeters",
+        "must be between 1 and 100000",
+        "range",
+    );
+    let after = match args.after.as_deref() {
+        Some(text) => {
+            let parsed = parse_cursor(text);
+            v.check(
+                parsed.is_some(),
+                "after",
+                "not a valid cursor",
+                "value_error",
+            );
+            parsed
+        }
+        None => None,
+    };
+    v.into_result()?;
+    let params = ListParams::new(args.first.map(i64::from), None, &["first"])?;
+    Ok((
+        NearQuery {
+            latitude: args.latitude,
+            longitude: args.longitude,
+            radius_m: args.radius_meters as f64,
+            after,
+            limit: params.fetch_limit(),
+        },
+        params,
+    ))
+}
+
+async fn page<T>(
+    state: &AppState,
+    table: CanonicalTable,
+    columns: &str,
+    args: &NearArgs,
+) -> AppResult<Page<Near<T>>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    let (query, params) = query(args)?;
+    let rows = db::nearby::records(&state.search_pool, table, columns, &query)
+        .await
+        .map_err(AppError::from)?;
+    Ok(Page::from_rows(rows, &params))
+}
+
+pub async fn entities(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Entity>>> {
+    page(state, CanonicalTable::Entities, db::entities::COLUMNS, args).await
+}
+
+pub async fn listings(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Listing>>> {
+    page(state, CanonicalTable::Listings, db::listings::COLUMNS, args).await
+}
+
+pub async fn requests(
+    state: &AppState,
+    args: &NearArgs,
+) -> AppResult<Page<Near<CanonicalRequest>>> {
+    page(state, CanonicalTable::Requests, db::requests::COLUMNS, args).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_garbage_is_refused() {
+        let id = Uuid::new_v4();
+        assert_eq!(parse_cursor(&cursor(12.5, id)), Some((12.5, id)));
+        assert_eq!(parse_cursor("nope"), None);
+        assert_eq!(parse_cursor(&format!("-1_{id}")), None);
+        assert_eq!(parse_cursor(&format!("NaN_{id}")), None);
+    }
+
+    #[test]
+    fn every_bad_argument_is_reported_at_its_name() {
+        let args = NearArgs {
+            latitude: 91.0,
+            longitude: -181.0,
+            radius_meters: 0,
+            first: Some(1),
+            after: Some("garbage".into()),
+        };
+        let Err(AppError::Validation(items)) = query(&args) else {
+            panic!("expected a validation error");
+        };
+        let locs: Vec<String> = items
+            .iter()
+            .map(|i| serde_json::to_string(&i.loc).unwrap())
+            .collect();
+        assert_eq!(
+            locs,
+            [
+                r#"["latitude"]"#,
+                r#"["longitude"]"#,
+                r#"["radiusMeters"]"#,
+                r#"["after"]"#
+            ]
+        );
+    }
+}
