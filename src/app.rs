@@ -124,7 +124,7 @@ pub fn build_router(state: AppState) -> Router {
     let (api, mut openapi) = api_router().split_for_parts();
     rest::openapi_responses::complete(&mut openapi);
     let openapi = Arc::new(openapi);
-    let schema = graphql::build_schema(Some(state.clone()));
+    let schema = graphql::service(state.clone());
     let request_id = HeaderName::from_static("x-request-id");
     let timeout = Duration::from_secs(state.config.request_timeout_secs);
     let body_limit = state.config.max_body_bytes;

@@ -146,9 +146,13 @@ impl EmbeddedCluster {
             self.socket_dir.display()
         );
         if durability == Durability::ThrowAway {
-            // pg_stat_statements lets tests count the statements one request costs.
+            // pg_stat_statements lets tests count the statements one request costs; room for every
+            // test database's statements, so none is evicted while a test counts (a count that
+            // shrank under eviction made the counting tests flaky).
             options.push_str(" -c fsync=off -c full_page_writes=off -c synchronous_commit=off -c max_connections=300");
-            options.push_str(" -c shared_preload_libraries=pg_stat_statements");
+            options.push_str(
+                " -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=20000",
+            );
         }
         let data_dir = self.data_dir.to_string_lossy().to_string();
         let log = self

@@ -34,18 +34,10 @@ pub struct NearQuery {
     pub limit: i64,
 }
 
-/// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn records<T>(
-    pool: &PgPool,
-    table: CanonicalTable,
-    columns: &str,
-    query: &NearQuery,
-) -> sqlx::Result<Vec<Near<T>>>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
-    let (after_distance, after_id) = query.after.unzip();
-    sqlx::query_as(&format!(
+/// The statement `records` runs (benches run it in pgbench): $1 latitude, $2 longitude, $3 radius
+/// in metres, $4/$5 the previous page's last distance and id (or NULL), $6 the row limit.
+pub fn statement(table: CanonicalTable, columns: &str) -> String {
+    format!(
         "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS point),
               found AS (
                 SELECT {columns}, ST_Distance(location, origin.point, false) AS distance_m
@@ -57,13 +49,27 @@ where
          ORDER BY distance_m, id
          LIMIT $6",
         table = table_name(table)
-    ))
-    .bind(query.latitude)
-    .bind(query.longitude)
-    .bind(query.radius_m)
-    .bind(after_distance)
-    .bind(after_id)
-    .bind(query.limit)
-    .fetch_all(pool)
-    .await
+    )
+}
+
+/// `columns` is the table's public column list (`entities::COLUMNS`, …).
+pub async fn records<T>(
+    pool: &PgPool,
+    table: CanonicalTable,
+    columns: &str,
+    query: &NearQuery,
+) -> sqlx::Result<Vec<Near<T>>>
+where
+    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
+{
+    let (after_distance, after_id) = query.after.unzip();
+    sqlx::query_as(&statement(table, columns))
+        .bind(query.latitude)
+        .bind(query.longitude)
+        .bind(query.radius_m)
+        .bind(after_distance)
+        .bind(after_id)
+        .bind(query.limit)
+        .fetch_all(pool)
+        .await
 }

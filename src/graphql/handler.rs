@@ -1,10 +1,11 @@
 //! POST /graphql (queries and mutations) and GET /graphql (queries only). The body goes through the
 //! same size limit, media-type check and authentication as every REST route.
 
-use super::AppSchema;
+use super::limits::LimitedSchema;
 use crate::error::AppError;
 use crate::rest::extract::{context, parse_json, read_body, require_json};
 use crate::state::AppState;
+use async_graphql::Executor;
 use async_graphql::parser::types::OperationType;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -18,7 +19,7 @@ use axum::{Extension, Json};
               (status = 415, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
 pub async fn graphql_post(
     State(state): State<AppState>,
-    Extension(schema): Extension<AppSchema>,
+    Extension(schema): Extension<LimitedSchema>,
     req: Request,
 ) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
@@ -39,7 +40,7 @@ pub async fn graphql_post(
               (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
 pub async fn graphql_get(
     State(state): State<AppState>,
-    Extension(schema): Extension<AppSchema>,
+    Extension(schema): Extension<LimitedSchema>,
     req: Request,
 ) -> Result<Response, AppError> {
     let (parts, _) = req.into_parts();
@@ -90,7 +91,7 @@ pub async fn graphql_get(
 
 async fn execute(
     state: &AppState,
-    schema: &AppSchema,
+    schema: &LimitedSchema,
     request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {

@@ -9,12 +9,20 @@
 //! - `QUERY_TOO_COMPLEX`: a cost over `MAX_COMPLEXITY`, where every field costs 1 and a list costs
 //!   its page size (`first`, default 100; an edge list its bound of 100) times its children;
 //! - `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED` for the rest.
+//!
+//! Every request (POST, GET and each WebSocket subscription) passes through `LimitedSchema`, which
+//! parses and checks the document before the schema sees it. Parsed documents that passed are
+//! kept in a bounded cache keyed by their text: dashboards send the same few documents over and
+//! over, and parsing one costs more than running a read by id (docs/benchmarks.md). Validation
+//! still runs on every request, as it depends on the variables. This is deliberately not an
+//! async-graphql `Extension`: with any extension registered, async-graphql sends every field of
+//! every response through the extension chain (a third of a read by id's time).
 
-use async_graphql::extensions::{
-    Extension, ExtensionContext, ExtensionFactory, NextParseQuery, NextValidation,
-};
+use super::AppSchema;
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
-use async_graphql::{Positioned, ServerError, ServerResult, ValidationResult, Variables};
+use async_graphql::{Data, Executor, Positioned, Request, Response, ServerError, ServerResult};
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use std::sync::Arc;
 
 pub const MAX_DEPTH: usize = 12;
@@ -29,6 +37,9 @@ const MAX_PAGE: usize = 500;
 const EDGE_BOUND: usize = 100;
 /// Fragments nest; a fragment cycle is invalid GraphQL, refused later, but must not loop here.
 const MAX_FRAGMENT_HOPS: usize = 64;
+/// Parsed documents kept per process, and the longest document text that is kept.
+const CACHED_DOCUMENTS: usize = 1_000;
+const MAX_CACHED_DOCUMENT_BYTES: usize = 64 * 1024;
 
 /// The cost of a connection page: its size times the cost of one node.
 pub fn page_cost(first: Option<i32>, child_complexity: usize) -> usize {
@@ -65,15 +76,87 @@ pub fn list_cost(max: Option<i64>, default: usize, child_complexity: usize) -> u
     size.saturating_mul(child_complexity).saturating_add(1)
 }
 
-pub struct QueryLimits;
+/// The schema behind its gate: the one executor every transport uses.
+#[derive(Clone)]
+pub struct LimitedSchema {
+    schema: AppSchema,
+    parsed: Arc<DocumentCache>,
+}
 
-impl ExtensionFactory for QueryLimits {
-    fn create(&self) -> Arc<dyn Extension> {
-        Arc::new(QueryLimitsExtension)
+type DocumentCache = quick_cache::sync::Cache<String, Arc<ExecutableDocument>>;
+
+impl LimitedSchema {
+    pub fn new(schema: AppSchema) -> LimitedSchema {
+        LimitedSchema {
+            schema,
+            parsed: Arc::new(DocumentCache::new(CACHED_DOCUMENTS)),
+        }
+    }
+
+    /// Parses the document (or takes it from the cache) and checks its shape.
+    fn admit(&self, request: &mut Request) -> ServerResult<()> {
+        if let Some(document) = self.parsed.get(request.query.as_str()) {
+            request.set_parsed_query(document.as_ref().clone());
+            return Ok(());
+        }
+        let document = async_graphql::parser::parse_query(&request.query)
+            .map_err(|e| with_code(e.into(), "GRAPHQL_PARSE_FAILED"))?;
+        check_shape(&document)?;
+        if request.query.len() <= MAX_CACHED_DOCUMENT_BYTES {
+            self.parsed
+                .insert(request.query.clone(), Arc::new(document.clone()));
+        }
+        request.set_parsed_query(document);
+        Ok(())
     }
 }
 
-struct QueryLimitsExtension;
+impl Executor for LimitedSchema {
+    async fn execute(&self, mut request: Request) -> Response {
+        if let Err(refused) = self.admit(&mut request) {
+            return Response::from_errors(vec![refused]);
+        }
+        label(self.schema.execute(request).await)
+    }
+
+    fn execute_stream(
+        &self,
+        mut request: Request,
+        session_data: Option<Arc<Data>>,
+    ) -> BoxStream<'static, Response> {
+        if let Err(refused) = self.admit(&mut request) {
+            return futures::stream::once(async move { Response::from_errors(vec![refused]) })
+                .boxed();
+        }
+        Executor::execute_stream(&self.schema, request, session_data)
+            .map(label)
+            .boxed()
+    }
+}
+
+/// async-graphql's own refusals (validation, complexity, depth) carry no code: they get one.
+/// Every error a resolver raises already has its code (`graphql::errors`).
+fn label(mut response: Response) -> Response {
+    for error in &mut response.errors {
+        let coded = error
+            .extensions
+            .as_ref()
+            .is_some_and(|extensions| extensions.get("code").is_some());
+        if coded {
+            continue;
+        }
+        let code = if error.message.contains("too complex") {
+            "QUERY_TOO_COMPLEX"
+        } else if error.message.contains("nested too deep") {
+            "QUERY_TOO_DEEP"
+        } else {
+            "GRAPHQL_VALIDATION_FAILED"
+        };
+        let extensions = error.extensions.get_or_insert_with(Default::default);
+        extensions.set("code", code);
+    }
+    response
+}
 
 fn refusal(code: &str, message: String) -> ServerError {
     let mut error = ServerError::new(message, None);
@@ -88,46 +171,6 @@ fn with_code(mut error: ServerError, code: &str) -> ServerError {
     let extensions = error.extensions.get_or_insert_with(Default::default);
     extensions.set("code", code);
     error
-}
-
-#[async_trait::async_trait]
-impl Extension for QueryLimitsExtension {
-    async fn parse_query(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        query: &str,
-        variables: &Variables,
-        next: NextParseQuery<'_>,
-    ) -> ServerResult<ExecutableDocument> {
-        let document = next
-            .run(ctx, query, variables)
-            .await
-            .map_err(|e| with_code(e, "GRAPHQL_PARSE_FAILED"))?;
-        check_shape(&document)?;
-        Ok(document)
-    }
-
-    async fn validation(
-        &self,
-        ctx: &ExtensionContext<'_>,
-        next: NextValidation<'_>,
-    ) -> Result<ValidationResult, Vec<ServerError>> {
-        next.run(ctx).await.map_err(|errors| {
-            errors
-                .into_iter()
-                .map(|e| {
-                    let code = if e.message.contains("too complex") {
-                        "QUERY_TOO_COMPLEX"
-                    } else if e.message.contains("nested too deep") {
-                        "QUERY_TOO_DEEP"
-                    } else {
-                        "GRAPHQL_VALIDATION_FAILED"
-                    };
-                    with_code(e, code)
-                })
-                .collect()
-        })
-    }
 }
 
 struct Shape<'d> {

@@ -59,14 +59,13 @@ pub struct Mutation(
 pub type AppSchema = Schema<Query, Mutation, subscriptions::Subscription>;
 
 pub fn build_schema(state: Option<AppState>) -> AppSchema {
-    // Depth, root fields and aliases are checked by `limits::QueryLimits` (introspection exempt
+    // Depth, root fields and aliases are checked by `limits::LimitedSchema` (introspection exempt
     // from depth); complexity by async-graphql with each list's cost declared on its field.
     let mut builder = Schema::build(
         Query::default(),
         Mutation::default(),
         subscriptions::Subscription,
     )
-    .extension(limits::QueryLimits)
     .limit_complexity(limits::MAX_COMPLEXITY);
     if let Some(state) = state {
         builder = builder.data(state);
@@ -82,6 +81,11 @@ pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
     provenance::install(&mut data, state);
     data.insert(ctx);
     data
+}
+
+/// The executor every transport runs GraphQL through: the schema behind its limits.
+pub fn service(state: AppState) -> limits::LimitedSchema {
+    limits::LimitedSchema::new(build_schema(Some(state)))
 }
 
 /// The SDL committed as `schema.graphql` (a test fails when the file is stale).

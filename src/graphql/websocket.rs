@@ -3,7 +3,7 @@
 //! browsers cannot set it, in the `connection_init` payload (`{"Authorization": "Bearer …"}`);
 //! a bad credential closes the connection (4403) before any subscription starts.
 
-use super::AppSchema;
+use super::limits::LimitedSchema;
 use super::subscriptions::SubscriptionSlots;
 use crate::ctx::Ctx;
 use crate::error::AppError;
@@ -35,7 +35,7 @@ pub fn is_upgrade(headers: &HeaderMap) -> bool {
 pub async fn upgrade(
     mut parts: Parts,
     state: AppState,
-    schema: AppSchema,
+    schema: LimitedSchema,
     ctx: Ctx,
 ) -> Result<Response, AppError> {
     let protocol = parts
@@ -65,7 +65,7 @@ pub async fn upgrade(
 
 async fn serve(
     socket: WebSocket,
-    schema: AppSchema,
+    schema: LimitedSchema,
     protocol: WebSocketProtocols,
     state: AppState,
     ctx: Ctx,
