@@ -26,4 +26,5 @@ mod status;
 mod subscriptions;
 mod tokens;
 mod transformer;
+mod twins;
 mod validation;

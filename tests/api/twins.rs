@@ -1,0 +1,249 @@
+//! Every REST read and its GraphQL twin (the table in docs/graphql.md) return the same data. The
+//! GraphQL selection is built from the REST body itself: each REST field whose camelCase name is a
+//! leaf field of the GraphQL type is asked for and compared (timestamps as instants, decimals as
+//! numbers, enums by name), so a field added to one side only shows up here.
+
+use crate::harness::{TestApp, entity_entry};
+use serde_json::{Map, Value, json};
+
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The leaf (scalar or enum) fields of a GraphQL object type.
+async fn leaf_fields(app: &TestApp, type_name: &str) -> Vec<String> {
+    let r = app
+        .graphql(
+            "query($name: String!) { __type(name: $name) { fields { name args { name } type { kind ofType { kind ofType { kind ofType { kind } } } } } } }",
+            json!({"name": type_name}),
+            None,
+        )
+        .await;
+    let fields = r.body["data"]["__type"]["fields"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no GraphQL type {type_name}: {}", r.text));
+    fields
+        .iter()
+        .filter(|f| f["args"].as_array().is_none_or(|a| a.is_empty()))
+        .filter(|f| {
+            let mut kind = &f["type"];
+            while matches!(kind["kind"].as_str(), Some("NON_NULL" | "LIST")) {
+                kind = &kind["ofType"];
+            }
+            matches!(kind["kind"].as_str(), Some("SCALAR" | "ENUM"))
+        })
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn same(rest: &Value, graphql: &Value) -> bool {
+    match (rest, graphql) {
+        (Value::String(a), Value::String(b)) => {
+            if a == b {
+                return true;
+            }
+            if let (Ok(x), Ok(y)) = (
+                chrono::DateTime::parse_from_rfc3339(a),
+                chrono::DateTime::parse_from_rfc3339(b),
+            ) {
+                return x == y;
+            }
+            if let (Ok(x), Ok(y)) = (a.parse::<f64>(), b.parse::<f64>()) {
+                return x == y;
+            }
+            // Enums: REST sends the spec string, GraphQL the SCREAMING_CASE name
+            // (`canonical.entities` is `ENTITIES`, `api_agent` is `API_AGENT`).
+            a.to_uppercase() == *b || a.rsplit('.').next().is_some_and(|t| t.to_uppercase() == *b)
+        }
+        (Value::String(a), Value::Number(b)) | (Value::Number(b), Value::String(a)) => {
+            a.parse::<f64>().ok() == b.as_f64()
+        }
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (a, b) => a == b,
+    }
+}
+
+/// Asks `root(id)` for every REST field the GraphQL type has as a leaf, and compares them.
+async fn assert_twins(
+    app: &TestApp,
+    key: Option<&str>,
+    rest_path: &str,
+    root: &str,
+    type_name: &str,
+    id: &str,
+) -> usize {
+    let rest = app.request("GET", rest_path, None, key).await;
+    assert_eq!(rest.status, 200, "{rest_path}: {}", rest.text);
+    let body: &Map<String, Value> = rest.body.as_object().unwrap();
+    let leaves = leaf_fields(app, type_name).await;
+    let pairs: Vec<(&String, String)> = body
+        .keys()
+        .map(|k| (k, camel(k)))
+        .filter(|(_, c)| leaves.contains(c))
+        .collect();
+    assert!(
+        pairs.len() >= 3,
+        "{rest_path} and {type_name} share too few fields: {pairs:?}"
+    );
+    let selection: Vec<&str> = pairs.iter().map(|(_, c)| c.as_str()).collect();
+    let query = format!(
+        "query($id: UUID!) {{ {root}(id: $id) {{ {} }} }}",
+        selection.join(" ")
+    );
+    let g = app.graphql(&query, json!({"id": id}), key).await;
+    assert!(g.body["errors"].is_null(), "{root}: {}", g.text);
+    let node = &g.body["data"][root];
+    for (rest_name, graphql_name) in &pairs {
+        assert!(
+            same(&body[rest_name.as_str()], &node[graphql_name.as_str()]),
+            "{rest_path} {rest_name} = {} but {root}.{graphql_name} = {}",
+            body[rest_name.as_str()],
+            node[graphql_name.as_str()]
+        );
+    }
+    pairs.len()
+}
+
+#[tokio::test]
+async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent_id, key) = app.register("Twin Source").await;
+    let (reader_id, reader) = app.register("Twin Reader").await;
+    let created = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Twin Joinery",
+                53.4808,
+                -2.2426,
+                json!({"website_url": "https://twin-joinery.example", "phone": "+44 161 496 0100",
+                       "categories": ["joiner"]}),
+            ),
+        )
+        .await;
+    let entity_id = created["canonical_id"].as_str().unwrap().to_string();
+    let entry_id = created["space_time_entry_id"].as_str().unwrap().to_string();
+    let listing = app
+        .publish(&key, &admin, json!({"entry_type": "listing", "latitude": 53.4808, "longitude": -2.2426,
+            "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+            "context": {"title": "Kitchen fitting", "price_amount": "450.50", "currency_code": "GBP",
+                        "provider_entity_id": entity_id}}))
+        .await;
+    let listing_id = listing["canonical_id"].as_str().unwrap().to_string();
+    let principal = app
+        .post_as(
+            "/api/v1/principals",
+            json!({"principal_type": "company", "display_name": "Twin Holdings"}),
+            &admin,
+        )
+        .await;
+    assert_eq!(principal.status, 201, "{}", principal.text);
+    let principal_id = principal.body["id"].as_str().unwrap().to_string();
+    let message = app
+        .post_as(
+            "/api/v1/messages",
+            json!({"recipient_agent_id": reader_id, "message_content": "twin?"}),
+            &key,
+        )
+        .await;
+    let message_id = message.body["id"].as_str().unwrap().to_string();
+
+    let compared = [
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/entities/{entity_id}"),
+            "entity",
+            "Entity",
+            &entity_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/listings/{listing_id}"),
+            "listing",
+            "Listing",
+            &listing_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/space-time-entries/{entry_id}"),
+            "entry",
+            "SpaceTimeEntry",
+            &entry_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/agents/{agent_id}"),
+            "agent",
+            "Agent",
+            &agent_id.to_string(),
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/principals/{principal_id}"),
+            "principal",
+            "Principal",
+            &principal_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            Some(&reader),
+            &format!("/api/v1/messages/{message_id}"),
+            "message",
+            "Message",
+            &message_id,
+        )
+        .await,
+    ];
+    // Most of each record's fields are compared, not a token few.
+    assert!(compared[0] >= 20, "{compared:?}");
+    assert!(compared.iter().all(|n| *n >= 5), "{compared:?}");
+
+    // A record's provenance: the same field sources on both sides.
+    let rest = app
+        .get(&format!("/api/v1/entities/{entity_id}/provenance"))
+        .await;
+    let g = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id) { provenance { fields { field spaceTimeEntryId agentId observedAtTstampUtc scoreConfidence } } } }",
+            json!({"id": entity_id}),
+            None,
+        )
+        .await;
+    let graphql_fields = g.body["data"]["entity"]["provenance"]["fields"]
+        .as_array()
+        .unwrap();
+    let rest_fields = rest.body["fields"].as_array().unwrap();
+    assert_eq!(rest_fields.len(), graphql_fields.len());
+    for (r, q) in rest_fields.iter().zip(graphql_fields) {
+        for (snake, value) in r.as_object().unwrap() {
+            assert!(same(value, &q[camel(snake)]), "{r} vs {q}");
+        }
+    }
+}
