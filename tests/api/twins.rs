@@ -147,6 +147,16 @@ async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
                         "provider_entity_id": entity_id}}))
         .await;
     let listing_id = listing["canonical_id"].as_str().unwrap().to_string();
+    let request = app
+        .publish(&key, &admin, json!({"entry_type": "request", "latitude": 53.48, "longitude": -2.24,
+            "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+            "context": {"title": "Need a staircase built", "request_type": "quote", "budget_amount": 2000,
+                        "currency_code": "GBP"}}))
+        .await;
+    let request_id = request["canonical_id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{request}"))
+        .to_string();
     let principal = app
         .post_as(
             "/api/v1/principals",
