@@ -197,6 +197,15 @@ async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
         assert_twins(
             &app,
             None,
+            &format!("/api/v1/requests/{request_id}"),
+            "request",
+            "CanonicalRequest",
+            &request_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
             &format!("/api/v1/space-time-entries/{entry_id}"),
             "entry",
             "SpaceTimeEntry",
