@@ -1,5 +1,33 @@
 //! Distances on the sphere PostGIS uses for `geography` with `use_spheroid = false`.
 
+use super::Violations;
+
+/// Largest radius of a spatial question, as search allows.
+pub const MAX_RADIUS_M: i64 = 100_000;
+
+/// A point on the globe and a radius of 1 m to 100 km, each problem reported at its GraphQL
+/// argument name (`latitude`, `longitude`, `radiusMeters`).
+pub fn check_circle(v: &mut Violations, latitude: f64, longitude: f64, radius_meters: i64) {
+    v.check(
+        latitude.is_finite() && (-90.0..=90.0).contains(&latitude),
+        "latitude",
+        "must be between -90 and 90",
+        "range",
+    );
+    v.check(
+        longitude.is_finite() && (-180.0..=180.0).contains(&longitude),
+        "longitude",
+        "must be between -180 and 180",
+        "range",
+    );
+    v.check(
+        (1..=MAX_RADIUS_M).contains(&radius_meters),
+        "radiusMeters",
+        "must be between 1 and 100000",
+        "range",
+    );
+}
+
 /// PostGIS's mean Earth radius for spherical geography distances.
 const SPHERE_RADIUS_M: f64 = 6_371_008.771_4;
 

@@ -8,7 +8,7 @@ use crate::error::AppResult;
 pub const MAX_QUERY_CHARS: usize = 200;
 pub const DEFAULT_MAX_RESULTS: i64 = 10;
 pub const MAX_RESULTS: i64 = 50;
-pub const MAX_RADIUS_M: i64 = 100_000;
+pub const MAX_RADIUS_M: i64 = crate::domain::geo::MAX_RADIUS_M;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -111,24 +111,7 @@ impl Fence {
         table: Option<CanonicalTable>,
     ) -> AppResult<Fence> {
         let mut v = crate::domain::Violations::default();
-        v.check(
-            latitude.is_finite() && (-90.0..=90.0).contains(&latitude),
-            "latitude",
-            "must be between -90 and 90",
-            "range",
-        );
-        v.check(
-            longitude.is_finite() && (-180.0..=180.0).contains(&longitude),
-            "longitude",
-            "must be between -180 and 180",
-            "range",
-        );
-        v.check(
-            (1..=crate::search::request::MAX_RADIUS_M).contains(&radius_m),
-            "radiusMeters",
-            "must be between 1 and 100000",
-            "range",
-        );
+        crate::domain::geo::check_circle(&mut v, latitude, longitude, radius_m);
         v.into_result()?;
         Ok(Fence {
             latitude,

@@ -31,24 +31,7 @@ fn parse_cursor(cursor: &str) -> Option<(f64, Uuid)> {
 
 fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
     let mut v = Violations::default();
-    v.check(
-        args.latitude.is_finite() && (-90.0..=90.0).contains(&args.latitude),
-        "latitude",
-        "must be between -90 and 90",
-        "range",
-    );
-    v.check(
-        args.longitude.is_finite() && (-180.0..=180.0).contains(&args.longitude),
-        "longitude",
-        "must be between -180 and 180",
-        "range",
-    );
-    v.check(
-        (1..=crate::search::request::MAX_RADIUS_M).contains(&args.radius_meters),
-        "radiusMeters",
-        "must be between 1 and 100000",
-        "range",
-    );
+    crate::domain::geo::check_circle(&mut v, args.latitude, args.longitude, args.radius_meters);
     let after = match args.after.as_deref() {
         Some(text) => {
             let parsed = parse_cursor(text);
