@@ -62,10 +62,27 @@ async fn call(
     (status, retry, String::from_utf8_lossy(&bytes).to_string())
 }
 
+/// Stops the test's private cluster and removes it even when an assertion fails half-way.
+struct StopOnDrop(std::path::PathBuf);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let running = self.0.join("postmaster.pid").exists();
+        if let (true, Ok(cluster)) = (
+            running,
+            EmbeddedCluster::ensure_running(&self.0, None, Durability::ThrowAway),
+        ) {
+            let _ = cluster.stop();
+        }
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[tokio::test]
 async fn a_database_outage_is_503_with_retry_after_everywhere_and_routes_recover() {
     let dir = tmp_dir().join(format!("outage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    let _cleanup = StopOnDrop(dir.clone());
     let cluster = EmbeddedCluster::ensure_running(&dir, None, Durability::ThrowAway).unwrap();
     db::ensure_database(&cluster.url("postgres"), "outage")
         .await
@@ -128,7 +145,6 @@ async fn a_database_outage_is_503_with_retry_after_everywhere_and_routes_recover
         );
     }
     restarted.stop().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]
