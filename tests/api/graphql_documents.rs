@@ -1,8 +1,10 @@
 //! Every operation document in graphql/ (what dashboards and analysts run) executes against a
-//! populated service without errors.
+//! populated service without errors, and answers what its snapshot in graphql/snapshots/ says
+//! (ids numbered in order of appearance, times and scores masked: they change with every run).
+//! `STRS_UPDATE_SNAPSHOTS=1 cargo test graphql_documents` rewrites the snapshots; review the diff.
 
 use crate::harness::{TestApp, entity_entry};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn every_committed_operation_document_runs_without_errors() {
@@ -76,6 +78,7 @@ async fn every_committed_operation_document_runs_without_errors() {
         .unwrap()
         .flatten()
         .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "graphql"))
         .collect();
     documents.sort();
     assert!(
@@ -101,5 +104,90 @@ async fn every_committed_operation_document_runs_without_errors() {
             path.display(),
             r.text
         );
+        check_snapshot(&path, &r.body);
     }
+}
+
+fn check_snapshot(document: &std::path::Path, answer: &Value) {
+    let name = document.file_stem().unwrap().to_string_lossy();
+    let file = document
+        .parent()
+        .unwrap()
+        .join("snapshots")
+        .join(format!("{name}.json"));
+    let mut ids = Vec::new();
+    let redacted = redact(answer, None, &mut ids);
+    let text = serde_json::to_string_pretty(&redacted).unwrap() + "\n";
+    if std::env::var("STRS_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &text).unwrap();
+        return;
+    }
+    let stored = std::fs::read_to_string(&file).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {}: run STRS_UPDATE_SNAPSHOTS=1 cargo test graphql_documents",
+            file.display()
+        )
+    });
+    assert_eq!(
+        stored,
+        text,
+        "{} no longer answers its snapshot {}",
+        document.display(),
+        file.display()
+    );
+}
+
+/// Ids become `<id N>` (N in order of first appearance, so links between records still show),
+/// times `<time>`, scores, hashes and generated handles `<masked>`.
+fn redact(value: &Value, field: Option<&str>, ids: &mut Vec<String>) -> Value {
+    let masked = field.is_some_and(|f| {
+        f.starts_with("score") || f.ends_with("Hash") || f == "confidence" || f == "agentHandle"
+    });
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), redact(v, Some(k), ids)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(|v| redact(v, field, ids)).collect()),
+        Value::Null => Value::Null,
+        _ if masked => json!("<masked>"),
+        Value::String(text) => {
+            if chrono::DateTime::parse_from_rfc3339(text).is_ok() {
+                return json!("<time>");
+            }
+            json!(redact_ids(text, ids))
+        }
+        other => other.clone(),
+    }
+}
+
+fn redact_ids(text: &str, ids: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let candidate = rest
+            .get(..36)
+            .filter(|c| uuid::Uuid::parse_str(c).is_ok() && c.len() == 36);
+        match candidate {
+            Some(id) => {
+                let n = match ids.iter().position(|known| known == id) {
+                    Some(n) => n,
+                    None => {
+                        ids.push(id.to_string());
+                        ids.len() - 1
+                    }
+                };
+                out.push_str(&format!("<id {n}>"));
+                rest = &rest[36..];
+            }
+            None => {
+                let next = rest.chars().next().unwrap();
+                out.push(next);
+                rest = &rest[next.len_utf8()..];
+            }
+        }
+    }
+    out
 }
