@@ -54,3 +54,34 @@ mod tests {
         assert_eq!(sphere_distance_m((10.0, 20.0), (10.0, 20.0)), 0.0);
     }
 }
+
+/// A GeoJSON Feature (RFC 7946) with a Point geometry. Coordinates are longitude first, as the
+/// RFC orders them. Hand-built: for one point a geometry crate adds nothing.
+pub fn point_feature(
+    latitude: f64,
+    longitude: f64,
+    id: &str,
+    properties: serde_json::Value,
+) -> serde_json::Value {
+    serde_json::json!({
+        "type": "Feature",
+        "id": id,
+        "geometry": {"type": "Point", "coordinates": [longitude, latitude]},
+        "properties": properties,
+    })
+}
+
+#[cfg(test)]
+mod geojson_tests {
+    #[test]
+    fn a_point_feature_puts_longitude_first() {
+        let feature =
+            super::point_feature(53.48, -2.24, "x", serde_json::json!({"kind": "entity"}));
+        assert_eq!(
+            feature["geometry"]["coordinates"],
+            serde_json::json!([-2.24, 53.48])
+        );
+        assert_eq!(feature["type"], "Feature");
+        assert_eq!(feature["properties"]["kind"], "entity");
+    }
+}

@@ -97,6 +97,17 @@ where
 /// Graph edges of a canonical entity.
 #[ComplexObject]
 impl Entity {
+    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
+    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
+    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
+        async_graphql::Json(crate::domain::geo::point_feature(
+            self.location_lat,
+            self.location_lng,
+            &self.id.to_string(),
+            serde_json::json!({"kind": "entity", "name": self.display_name, "status": self.status,
+                               "scoreConfidence": self.score_confidence.to_string()}),
+        ))
+    }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
     async fn provenance(&self) -> super::provenance::Provenance {
@@ -164,6 +175,17 @@ impl Entity {
 /// Graph edges of a canonical listing.
 #[ComplexObject]
 impl Listing {
+    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
+    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
+    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
+        async_graphql::Json(crate::domain::geo::point_feature(
+            self.core.location_lat,
+            self.core.location_lng,
+            &self.id.to_string(),
+            serde_json::json!({"kind": "listing", "name": self.core.title, "status": self.core.status,
+                               "scoreConfidence": self.core.score_confidence.to_string()}),
+        ))
+    }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
     async fn provenance(&self) -> super::provenance::Provenance {
@@ -194,6 +216,17 @@ impl Listing {
 /// Graph edges of a canonical request.
 #[ComplexObject]
 impl CanonicalRequest {
+    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
+    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
+    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
+        async_graphql::Json(crate::domain::geo::point_feature(
+            self.core.location_lat,
+            self.core.location_lng,
+            &self.id.to_string(),
+            serde_json::json!({"kind": "request", "name": self.core.title, "status": self.core.status,
+                               "scoreConfidence": self.core.score_confidence.to_string()}),
+        ))
+    }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
     async fn provenance(&self) -> super::provenance::Provenance {

@@ -324,7 +324,7 @@ async fn entities_near_a_point_come_nearest_first_in_pages_with_their_distance()
 
     let listings = app
         .graphql(
-            "{ listingsNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 10) { edges { distanceMeters node { title provider { displayName } } } } }",
+            "{ listingsNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 10) { edges { distanceMeters node { title geojson provider { displayName geojson } } } } }",
             json!({}),
             None,
         )
