@@ -94,19 +94,38 @@ where
     Ok(super::limits::first_of(items, first)?.into_iter().collect())
 }
 
+/// A canonical record as a GeoJSON Feature with what a map layer labels and colours by.
+fn map_feature(
+    kind: &str,
+    id: Uuid,
+    (latitude, longitude): (f64, f64),
+    name: &str,
+    status: &str,
+    confidence: rust_decimal::Decimal,
+) -> async_graphql::Json<serde_json::Value> {
+    async_graphql::Json(crate::domain::geo::point_feature(
+        latitude,
+        longitude,
+        &id.to_string(),
+        serde_json::json!({"kind": kind, "name": name, "status": status,
+                           "scoreConfidence": confidence.to_string()}),
+    ))
+}
+
 /// Graph edges of a canonical entity.
 #[ComplexObject]
 impl Entity {
     /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
     /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
     async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        async_graphql::Json(crate::domain::geo::point_feature(
-            self.location_lat,
-            self.location_lng,
-            &self.id.to_string(),
-            serde_json::json!({"kind": "entity", "name": self.display_name, "status": self.status,
-                               "scoreConfidence": self.score_confidence.to_string()}),
-        ))
+        map_feature(
+            "entity",
+            self.id,
+            (self.location_lat, self.location_lng),
+            &self.display_name,
+            &self.status,
+            self.score_confidence,
+        )
     }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
@@ -178,13 +197,14 @@ impl Listing {
     /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
     /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
     async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        async_graphql::Json(crate::domain::geo::point_feature(
-            self.core.location_lat,
-            self.core.location_lng,
-            &self.id.to_string(),
-            serde_json::json!({"kind": "listing", "name": self.core.title, "status": self.core.status,
-                               "scoreConfidence": self.core.score_confidence.to_string()}),
-        ))
+        map_feature(
+            "listing",
+            self.id,
+            (self.core.location_lat, self.core.location_lng),
+            &self.core.title,
+            &self.core.status,
+            self.core.score_confidence,
+        )
     }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
@@ -219,13 +239,14 @@ impl CanonicalRequest {
     /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
     /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
     async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        async_graphql::Json(crate::domain::geo::point_feature(
-            self.core.location_lat,
-            self.core.location_lng,
-            &self.id.to_string(),
-            serde_json::json!({"kind": "request", "name": self.core.title, "status": self.core.status,
-                               "scoreConfidence": self.core.score_confidence.to_string()}),
-        ))
+        map_feature(
+            "request",
+            self.id,
+            (self.core.location_lat, self.core.location_lng),
+            &self.core.title,
+            &self.core.status,
+            self.core.score_confidence,
+        )
     }
     /// Where this record's data came from: each field's source and the contributions in time
     /// order.
