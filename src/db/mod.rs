@@ -24,6 +24,7 @@ pub mod signals;
 pub mod signatures;
 pub mod terms;
 pub mod transformer_runs;
+pub mod within;
 
 use sqlx::PgPool;
 use sqlx::migrate::Migrator;

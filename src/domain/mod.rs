@@ -1,4 +1,5 @@
 //! Types of the specification that carry their own rules: enums, decimals, coordinates, paging.
+pub mod area;
 pub mod decimal;
 pub mod enums;
 pub mod geo;

@@ -46,6 +46,15 @@ impl Violations {
         }
     }
 
+    /// How many problems are recorded so far (to tell whether a group of checks passed).
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     pub fn into_result(self) -> Result<(), AppError> {
         if self.items.is_empty() {
             Ok(())

@@ -22,6 +22,7 @@ mod search;
 mod subscriptions;
 mod terms;
 pub mod websocket;
+mod within;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
@@ -42,6 +43,7 @@ pub struct Query(
     certificates::CertificateQuery,
     node::NodeQuery,
     nearby::NearbyQuery,
+    within::WithinQuery,
 );
 
 #[derive(MergedObject, Default)]

@@ -16,6 +16,7 @@ pub mod certificates;
 pub mod entries;
 pub mod evaluation;
 pub mod feedback;
+pub mod geojson;
 pub mod messages;
 pub mod processing;
 pub mod provenance;

@@ -1,6 +1,7 @@
 //! /api/v1/entities, /api/v1/listings, /api/v1/requests, /api/v1/canonical-link-contributions
 
 use super::extract::{UuidPath, ValidQuery};
+use super::geojson::{self, WantsGeoJson};
 use super::{ErrorBody, ValidationErrorBody};
 use crate::db::contributions::{ContributionFilter, LinkContribution};
 use crate::db::entities::Entity;
@@ -8,10 +9,13 @@ use crate::db::listings::Listing;
 use crate::db::requests::CanonicalRequest;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::AppError;
+use crate::records::geojson::FeatureCollection;
 use crate::services::canonical;
+use crate::services::within::{self, AreaInput, WithinArgs};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -22,27 +26,48 @@ pub struct StatusQuery {
     pub status: Option<String>,
     /// 1 to 500, default 100.
     pub limit: Option<i64>,
+    /// Only records inside this box: `west,south,east,north` in degrees (west greater than east
+    /// crosses the antimeridian). Without `status`, a box leaves archived and withdrawn records
+    /// out, as search does.
+    #[param(example = "-2.30,53.45,-2.20,53.50")]
+    pub bbox: Option<String>,
 }
 
 impl StatusQuery {
     fn params(&self) -> Result<ListParams, AppError> {
         ListParams::new(self.limit, None, &["query", "limit"])
     }
+
+    /// The box, when one was asked for: the area service answers instead of the plain list.
+    fn within(&self) -> Result<Option<WithinArgs<'_>>, AppError> {
+        let Some(bbox) = self.bbox.as_deref() else {
+            return Ok(None);
+        };
+        Ok(Some(WithinArgs {
+            area: AreaInput::BoxText(bbox),
+            status: self.status.as_deref(),
+            params: self.params()?,
+            root: &["query"],
+        }))
+    }
 }
 
 const STATUS_LOC: &[&str] = &["query", "status"];
 
 #[utoipa::path(get, path = "/api/v1/entities", tag = "canonical", params(StatusQuery),
-    responses((status = 200, body = Vec<Entity>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+               content((Vec<Entity> = "application/json"), (FeatureCollection<Entity> = "application/geo+json"))),
+              (status = 422, body = ValidationErrorBody)))]
 pub async fn list_entities(
     State(state): State<AppState>,
+    format: WantsGeoJson,
     ValidQuery(q): ValidQuery<StatusQuery>,
-) -> Result<Json<Vec<Entity>>, AppError> {
-    Ok(Json(
-        canonical::entities(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
-            .await?
-            .items,
-    ))
+) -> Result<Response, AppError> {
+    let page = match q.within()? {
+        Some(area) => within::entities(&state, &area).await?,
+        None => canonical::entities(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+    };
+    Ok(geojson::records(format, page.items))
 }
 
 #[utoipa::path(get, path = "/api/v1/entities/{entity_id}", tag = "canonical", params(("entity_id" = Uuid, Path)),
@@ -55,16 +80,19 @@ pub async fn get_entity(
 }
 
 #[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery),
-    responses((status = 200, body = Vec<Listing>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+               content((Vec<Listing> = "application/json"), (FeatureCollection<Listing> = "application/geo+json"))),
+              (status = 422, body = ValidationErrorBody)))]
 pub async fn list_listings(
     State(state): State<AppState>,
+    format: WantsGeoJson,
     ValidQuery(q): ValidQuery<StatusQuery>,
-) -> Result<Json<Vec<Listing>>, AppError> {
-    Ok(Json(
-        canonical::listings(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
-            .await?
-            .items,
-    ))
+) -> Result<Response, AppError> {
+    let page = match q.within()? {
+        Some(area) => within::listings(&state, &area).await?,
+        None => canonical::listings(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+    };
+    Ok(geojson::records(format, page.items))
 }
 
 #[utoipa::path(get, path = "/api/v1/listings/{listing_id}", tag = "canonical", params(("listing_id" = Uuid, Path)),
@@ -77,16 +105,19 @@ pub async fn get_listing(
 }
 
 #[utoipa::path(get, path = "/api/v1/requests", tag = "canonical", params(StatusQuery),
-    responses((status = 200, body = Vec<CanonicalRequest>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+               content((Vec<CanonicalRequest> = "application/json"), (FeatureCollection<CanonicalRequest> = "application/geo+json"))),
+              (status = 422, body = ValidationErrorBody)))]
 pub async fn list_requests(
     State(state): State<AppState>,
+    format: WantsGeoJson,
     ValidQuery(q): ValidQuery<StatusQuery>,
-) -> Result<Json<Vec<CanonicalRequest>>, AppError> {
-    Ok(Json(
-        canonical::requests(&state, q.status.as_deref(), q.params()?, STATUS_LOC)
-            .await?
-            .items,
-    ))
+) -> Result<Response, AppError> {
+    let page = match q.within()? {
+        Some(area) => within::requests(&state, &area).await?,
+        None => canonical::requests(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+    };
+    Ok(geojson::records(format, page.items))
 }
 
 #[utoipa::path(get, path = "/api/v1/requests/{request_id}", tag = "canonical", params(("request_id" = Uuid, Path)),

@@ -1,11 +1,13 @@
 //! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
+use super::geojson::{self, WantsGeoJson};
 use super::{Created, ErrorBody, ValidationErrorBody, multipart};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{EntryStatus, ListParams};
 use crate::error::AppError;
 use crate::records::evaluation::RubricEvaluation;
+use crate::records::geojson::FeatureCollection;
 use crate::services::docs::{self, ContextRubric, ContextRubricIndex};
 use crate::services::entries::{self, EntryCreate};
 use crate::services::evaluation;
@@ -13,7 +15,7 @@ use crate::state::AppState;
 use axum::Json;
 use axum::extract::{Path, Request, State};
 use axum::http::header;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 /// The multipart alternative: `entry` holds the JSON create object, `attachments` the files.
@@ -67,15 +69,17 @@ pub struct EntryListQuery {
 }
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries", tag = "space-time-entries", params(EntryListQuery),
-    responses((status = 200, body = Vec<SpaceTimeEntry>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+               content((Vec<SpaceTimeEntry> = "application/json"), (FeatureCollection<SpaceTimeEntry> = "application/geo+json"))),
+              (status = 422, body = ValidationErrorBody)))]
 pub async fn list_entries(
     State(state): State<AppState>,
+    format: WantsGeoJson,
     ValidQuery(q): ValidQuery<EntryListQuery>,
-) -> Result<Json<Vec<SpaceTimeEntry>>, AppError> {
+) -> Result<Response, AppError> {
     let params = ListParams::new(q.limit, None, &["query", "limit"])?;
-    Ok(Json(
-        entries::list(&state, q.status, None, params).await?.items,
-    ))
+    let page = entries::list(&state, q.status, None, params).await?;
+    Ok(geojson::records(format, page.items))
 }
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries/{entry_id}", tag = "space-time-entries",

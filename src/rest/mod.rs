@@ -8,6 +8,7 @@ mod entries;
 mod error_response;
 pub mod extract;
 mod feedback;
+mod geojson;
 mod health;
 mod messages;
 mod multipart;

@@ -12,7 +12,10 @@ use uuid::Uuid;
 
 const MAX_STATUS_LEN: usize = 50;
 
-fn status_filter<'a>(status: Option<&'a str>, loc: &[&str]) -> AppResult<Option<&'a str>> {
+pub(crate) fn status_filter<'a>(
+    status: Option<&'a str>,
+    loc: &[&str],
+) -> AppResult<Option<&'a str>> {
     match status {
         Some(s) if s.is_empty() || s.len() > MAX_STATUS_LEN => Err(AppError::invalid(
             loc,

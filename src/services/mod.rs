@@ -24,3 +24,4 @@ pub mod terms;
 pub mod tokens;
 pub mod transformer;
 mod validate;
+pub mod within;

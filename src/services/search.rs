@@ -5,11 +5,12 @@ use crate::db::listings::Listing;
 use crate::db::requests::CanonicalRequest;
 use crate::domain::CanonicalTable;
 use crate::error::{AppError, AppResult};
+use crate::records::geojson::{Feature, FeatureCollectionType, Located};
 use crate::search::filters::{Filters, dimensions_present};
 use crate::search::{self, CanonicalType, SearchInput, SearchRequest, SortOrder, TextMatching};
 use crate::state::AppState;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 /// The parts a result's score is made of (docs/search.md).
@@ -143,27 +144,34 @@ fn into_result(hit: search::Hit) -> AppResult<SearchResult> {
     })
 }
 
-fn location(record: &CanonicalRecord) -> (f64, f64) {
-    match record {
-        CanonicalRecord::Entity(e) => (e.location_lng, e.location_lat),
-        CanonicalRecord::Listing(l) => (l.core.location_lng, l.core.location_lat),
-        CanonicalRecord::Request(r) => (r.core.location_lng, r.core.location_lat),
+impl Located for SearchResult {
+    fn feature_id(&self) -> Uuid {
+        self.id
+    }
+    fn lng_lat(&self) -> [f64; 2] {
+        match &self.record {
+            CanonicalRecord::Entity(e) => e.lng_lat(),
+            CanonicalRecord::Listing(l) => l.lng_lat(),
+            CanonicalRecord::Request(r) => r.lng_lat(),
+        }
     }
 }
 
-/// The same hits as an RFC 7946 FeatureCollection (coordinates are [longitude, latitude]).
-pub fn feature_collection(response: &SearchResponse) -> Value {
-    let features: Vec<Value> = response
-        .results
-        .iter()
-        .map(|hit| {
-            let (lng, lat) = location(&hit.record);
-            let mut properties = serde_json::to_value(hit).unwrap_or(Value::Null);
-            if let Some(map) = properties.as_object_mut() {
-                map.remove("id");
-            }
-            json!({"type": "Feature", "id": hit.id, "geometry": {"type": "Point", "coordinates": [lng, lat]}, "properties": properties})
-        })
-        .collect();
-    json!({"type": "FeatureCollection", "features": features, "query": response.query})
+/// The same hits as an RFC 7946 FeatureCollection, with the effective query as a foreign member.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SearchFeatureCollection {
+    #[serde(rename = "type")]
+    pub kind: FeatureCollectionType,
+    pub features: Vec<Feature<SearchResult>>,
+    pub query: EffectiveQuery,
+}
+
+impl From<SearchResponse> for SearchFeatureCollection {
+    fn from(response: SearchResponse) -> Self {
+        SearchFeatureCollection {
+            kind: FeatureCollectionType::FeatureCollection,
+            features: response.results.into_iter().map(Feature::of).collect(),
+            query: response.query,
+        }
+    }
 }

@@ -248,11 +248,12 @@ impl TestApp {
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let text = String::from_utf8_lossy(&bytes).to_string();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        let is_json = headers
+        let media_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|t| t.starts_with("application/json"));
-        assert_documented(&method, &path, status, is_json.then_some(&body));
+            .map(|t| t.split(';').next().unwrap_or(t).trim())
+            .filter(|t| *t == "application/json" || t.ends_with("+json"));
+        assert_documented(&method, &path, status, media_type.map(|t| (t, &body)));
         TestResponse {
             status,
             headers,
@@ -432,7 +433,7 @@ fn template_of(path: &str) -> Option<String> {
 /// Every answer a test sees must be documented: its status listed for its operation, and a JSON
 /// body valid against that status's schema. Routes outside the document (the MCP endpoint, the
 /// fallback 404) are not checked.
-fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<&Value>) {
+fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<(&str, &Value)>) {
     let Some(template) = template_of(path) else {
         return;
     };
@@ -445,21 +446,42 @@ fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<
         !responses[status.as_str()].is_null(),
         "{method} {template} answered {status}, which /openapi.json does not document for it"
     );
-    if let Some(body) = body
-        && !responses[status.as_str()]["content"]["application/json"].is_null()
-    {
-        assert_matches_openapi(method, &template, status, body);
+    if let Some((media_type, body)) = body {
+        let documented = !responses[status.as_str()]["content"][media_type].is_null();
+        // Problem details and GraphQL-style bodies are checked only where documented; a
+        // GeoJSON answer must be documented as such.
+        assert!(
+            documented
+                || media_type == "application/json"
+                || media_type == "application/problem+json",
+            "{method} {template} answered {media_type}, which /openapi.json does not document"
+        );
+        if documented {
+            assert_body_matches_openapi(method, &template, status, media_type, body);
+        }
     }
 }
 
 /// Fails unless `body` validates against the schema `/openapi.json` declares for the response of
 /// `method` `path` (the templated path, e.g. `/api/v1/messages/{message_id}`) with `status`.
 pub fn assert_matches_openapi(method: &str, path: &str, status: StatusCode, body: &Value) {
+    assert_body_matches_openapi(method, path, status, "application/json", body)
+}
+
+/// As `assert_matches_openapi`, for the schema of one media type (`application/geo+json`, …).
+pub fn assert_body_matches_openapi(
+    method: &str,
+    path: &str,
+    status: StatusCode,
+    media_type: &str,
+    body: &Value,
+) {
     let pointer = format!(
-        "/paths/{}/{}/responses/{}/content/application~1json/schema",
+        "/paths/{}/{}/responses/{}/content/{}/schema",
         path.replace('~', "~0").replace('/', "~1"),
         method.to_lowercase(),
-        status.as_u16()
+        status.as_u16(),
+        media_type.replace('~', "~0").replace('/', "~1"),
     );
     let mut schema = openapi_json().clone();
     assert!(

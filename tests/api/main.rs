@@ -22,6 +22,7 @@ mod mcp;
 mod principals;
 mod provenance;
 mod search;
+mod spatial;
 mod status;
 mod subscriptions;
 mod tokens;

@@ -174,6 +174,35 @@ async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
         )
         .await;
     let message_id = message.body["id"].as_str().unwrap().to_string();
+    let term = app
+        .post_as(
+            "/api/v1/transaction-terms",
+            json!({"title": "Twin terms", "terms_text": "Pay on delivery.", "currency_code": "GBP",
+                   "value_amount": "120.50", "visibility": "private", "offered_to_agent_ids": [reader_id]}),
+            &key,
+        )
+        .await;
+    assert_eq!(term.status, 201, "{}", term.text);
+    let term_id = term.body["id"].as_str().unwrap().to_string();
+    let signature = app
+        .post_as(
+            "/api/v1/transaction-terms-signatures",
+            json!({"transaction_term_id": term_id, "signature": "base64:3q2+7w==", "counterparty_agent_id": agent_id}),
+            &reader,
+        )
+        .await;
+    assert_eq!(signature.status, 201, "{}", signature.text);
+    let signature_id = signature.body["id"].as_str().unwrap().to_string();
+    let certificate = app
+        .post_as(
+            "/api/v1/committed-trust-certificates",
+            json!({"transaction_terms_signature_id": signature_id, "currency_code": "GBP",
+                   "value_amount": "120.50", "metadata": {"purpose": "twin"}}),
+            &reader,
+        )
+        .await;
+    assert_eq!(certificate.status, 201, "{}", certificate.text);
+    let certificate_id = certificate.body["id"].as_str().unwrap().to_string();
 
     let compared = [
         assert_twins(
@@ -239,6 +268,33 @@ async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
             &message_id,
         )
         .await,
+        assert_twins(
+            &app,
+            Some(&reader),
+            &format!("/api/v1/transaction-terms/{term_id}"),
+            "transactionTerm",
+            "TransactionTerm",
+            &term_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            Some(&reader),
+            &format!("/api/v1/transaction-terms-signatures/{signature_id}"),
+            "transactionTermsSignature",
+            "TransactionTermsSignature",
+            &signature_id,
+        )
+        .await,
+        assert_twins(
+            &app,
+            None,
+            &format!("/api/v1/committed-trust-certificates/{certificate_id}"),
+            "committedTrustCertificate",
+            "CommittedTrustCertificate",
+            &certificate_id,
+        )
+        .await,
     ];
     // Most of each record's fields are compared, not a token few.
     assert!(compared[0] >= 20, "{compared:?}");
@@ -265,4 +321,110 @@ async fn every_rest_read_and_its_graphql_twin_return_the_same_fields() {
             assert!(same(value, &q[camel(snake)]), "{r} vs {q}");
         }
     }
+}
+
+/// A REST list and its GraphQL connection name the same records in the same order.
+async fn assert_list_twins(app: &TestApp, key: Option<&str>, rest_path: &str, connection: &str) {
+    let rest = app.request("GET", rest_path, None, key).await;
+    assert_eq!(rest.status, 200, "{rest_path}: {}", rest.text);
+    let rest_ids: Vec<&Value> = rest
+        .body
+        .as_array()
+        .unwrap_or_else(|| panic!("{rest_path}: {}", rest.text))
+        .iter()
+        .map(|record| &record["id"])
+        .collect();
+    let g = app
+        .graphql(
+            &format!("{{ {connection} {{ edges {{ node {{ id }} }} }} }}"),
+            json!({}),
+            key,
+        )
+        .await;
+    assert!(g.body["errors"].is_null(), "{connection}: {}", g.text);
+    let root = connection.split('(').next().unwrap();
+    let graphql_ids: Vec<&Value> = g.body["data"][root]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|edge| &edge["node"]["id"])
+        .collect();
+    assert!(
+        !rest_ids.is_empty(),
+        "{rest_path} is empty: nothing compared"
+    );
+    assert_eq!(rest_ids, graphql_ids, "{rest_path} vs {connection}");
+}
+
+#[tokio::test]
+async fn every_rest_list_and_its_graphql_connection_name_the_same_records() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent_id, key) = app.register("List Source").await;
+    let (reader_id, reader) = app.register("List Reader").await;
+    for (i, name) in ["One Bakery", "Two Bakery", "Three Bakery"]
+        .iter()
+        .enumerate()
+    {
+        let created = app
+            .publish(
+                &key,
+                &admin,
+                entity_entry(name, 53.48 + i as f64 * 0.01, -2.24, json!({})),
+            )
+            .await;
+        app.publish(
+            &key,
+            &admin,
+            json!({"entry_type": "listing", "latitude": 53.48, "longitude": -2.24,
+            "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+            "context": {"title": format!("Loaf {i}"), "price_amount": 3, "currency_code": "GBP",
+                        "provider_entity_id": created["canonical_id"]}}),
+        )
+        .await;
+        app.publish(
+            &key,
+            &admin,
+            json!({"entry_type": "request", "latitude": 53.48, "longitude": -2.24,
+            "observed_at_tstamp_utc": "2026-11-01T10:00:00Z",
+            "context": {"title": format!("Need cakes {i}"), "request_type": "quote"}}),
+        )
+        .await;
+        let sent = app
+            .post_as(
+                "/api/v1/messages",
+                json!({"recipient_agent_id": reader_id, "message_content": format!("hello {i}")}),
+                &key,
+            )
+            .await;
+        assert_eq!(sent.status, 201, "{}", sent.text);
+        let term = app
+            .post_as(
+                "/api/v1/transaction-terms",
+                json!({"title": format!("Terms {i}"), "terms_text": "Cash."}),
+                &key,
+            )
+            .await;
+        assert_eq!(term.status, 201, "{}", term.text);
+    }
+
+    for (rest, connection) in [
+        ("/api/v1/entities", "entities"),
+        ("/api/v1/listings", "listings"),
+        ("/api/v1/requests", "requests"),
+        (
+            "/api/v1/entities?bbox=-2.3,53.47,-2.2,53.495",
+            "entitiesWithin(bbox: {west: -2.3, south: 53.47, east: -2.2, north: 53.495})",
+        ),
+        ("/api/v1/space-time-entries", "entries"),
+        ("/api/v1/agents", "agents"),
+        ("/api/v1/transaction-terms", "transactionTerms"),
+        (
+            &format!("/api/v1/transaction-terms?created_by_agent_id={agent_id}"),
+            &format!("transactionTerms(createdByAgentId: \"{agent_id}\")"),
+        ),
+    ] {
+        assert_list_twins(&app, None, rest, connection).await;
+    }
+    assert_list_twins(&app, Some(&reader), "/api/v1/messages", "messages").await;
 }

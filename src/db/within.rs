@@ -1,0 +1,50 @@
+//! Canonical records inside an area (a box or polygon in longitude/latitude, SRID 4326), newest
+//! first and keyset-paged on id like the plain lists, over the `location::geometry` GiST index
+//! (migration 0011). The area is bound once as EWKB through geozero and made valid by PostGIS,
+//! so a self-crossing polygon answers by PostGIS's repair instead of an error.
+
+use super::canonical::table_name;
+use crate::domain::{CanonicalTable, ListParams};
+use geo_types::Geometry;
+use geozero::wkb;
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgPool};
+
+/// Statuses an area leaves out unless the caller asks for one by name (as search and
+/// `entitiesNear` do): a map shows what is current.
+pub const HIDDEN_STATUSES: &str = "'archived', 'withdrawn'";
+
+/// $1 the area, $2 a status or NULL, $3 the previous page's last id or NULL, $4 the row limit.
+pub fn statement(table: CanonicalTable, columns: &str) -> String {
+    format!(
+        "WITH area AS MATERIALIZED (SELECT ST_MakeValid(ST_SetSRID($1::geometry, 4326)) AS shape)
+         SELECT {columns} FROM {table}, area
+         WHERE ST_Intersects(location::geometry, area.shape)
+           AND CASE WHEN $2::text IS NULL THEN status NOT IN ({HIDDEN_STATUSES}) ELSE status = $2 END
+           AND ($3::uuid IS NULL OR id < $3)
+         ORDER BY id DESC
+         LIMIT $4",
+        table = table_name(table)
+    )
+}
+
+/// `columns` is the table's public column list (`entities::COLUMNS`, …).
+pub async fn records<T>(
+    pool: &PgPool,
+    table: CanonicalTable,
+    columns: &str,
+    area: Geometry<f64>,
+    status: Option<&str>,
+    params: &ListParams,
+) -> sqlx::Result<Vec<T>>
+where
+    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
+{
+    sqlx::query_as(&statement(table, columns))
+        .bind(wkb::Encode(area))
+        .bind(status)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}

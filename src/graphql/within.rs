@@ -1,0 +1,142 @@
+//! `entitiesWithin`, `listingsWithin`, `requestsWithin`: canonical records inside a bounding box
+//! (antimeridian-safe) or a GeoJSON polygon, newest first, as the plain lists page.
+
+use super::{ctx_parts, paging};
+use crate::domain::area::BoundingBox;
+use crate::domain::{ListParams, Page};
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::within::{self, AreaInput, WithinArgs};
+use async_graphql::connection::Connection;
+use async_graphql::{Context, InputObject, Json, Object, Result};
+
+/// A box in degrees, as RFC 7946 §5.2: `west` greater than `east` crosses the antimeridian.
+#[derive(InputObject, Clone, Copy)]
+#[graphql(name = "BoundingBoxInput")]
+pub struct BoundingBoxInput {
+    /// Western edge, longitude -180 to 180.
+    pub west: f64,
+    /// Southern edge, latitude -90 to 90.
+    pub south: f64,
+    /// Eastern edge, longitude -180 to 180.
+    pub east: f64,
+    /// Northern edge, latitude -90 to 90, not south of `south`.
+    pub north: f64,
+}
+
+impl From<BoundingBoxInput> for BoundingBox {
+    fn from(b: BoundingBoxInput) -> Self {
+        BoundingBox {
+            west: b.west,
+            south: b.south,
+            east: b.east,
+            north: b.north,
+        }
+    }
+}
+
+struct Arguments {
+    bbox: Option<BoundingBoxInput>,
+    polygon: Option<Json<serde_json::Value>>,
+    status: Option<String>,
+    params: ListParams,
+}
+
+impl Arguments {
+    fn new(
+        bbox: Option<BoundingBoxInput>,
+        polygon: Option<Json<serde_json::Value>>,
+        status: Option<String>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Self> {
+        Ok(Arguments {
+            bbox,
+            polygon,
+            status,
+            params: paging::params(first, after)?,
+        })
+    }
+
+    fn service_args(&self) -> WithinArgs<'_> {
+        WithinArgs {
+            area: AreaInput::Graph {
+                bbox: self.bbox.map(Into::into),
+                polygon: self.polygon.as_ref().map(|json| &json.0),
+            },
+            status: self.status.as_deref(),
+            params: self.params,
+            root: &[],
+        }
+    }
+}
+
+fn connection<T: async_graphql::OutputType>(
+    page: Page<T>,
+    id_of: impl Fn(&T) -> uuid::Uuid,
+    after_given: bool,
+) -> Connection<String, T> {
+    paging::connection(page, id_of, |record| record, after_given)
+}
+
+#[derive(Default)]
+pub struct WithinQuery;
+
+#[Object]
+impl WithinQuery {
+    /// Canonical entities inside `bbox` or `polygon` (a GeoJSON Polygon or MultiPolygon, or a
+    /// Feature holding one, longitude first, at most 10,000 positions), exactly one of the two;
+    /// newest first. Without `status`, archived and withdrawn records are left out.
+    /// `first` 1 to 500 (default 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn entities_within(
+        &self,
+        ctx: &Context<'_>,
+        bbox: Option<BoundingBoxInput>,
+        polygon: Option<Json<serde_json::Value>>,
+        status: Option<String>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Entity>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = Arguments::new(bbox, polygon, status, first, after)?;
+        let page = within::entities(state, &args.service_args()).await?;
+        Ok(connection(page, |e| e.id, after_given))
+    }
+
+    /// Canonical listings inside a box or polygon (as `entitiesWithin`).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn listings_within(
+        &self,
+        ctx: &Context<'_>,
+        bbox: Option<BoundingBoxInput>,
+        polygon: Option<Json<serde_json::Value>>,
+        status: Option<String>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, Listing>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = Arguments::new(bbox, polygon, status, first, after)?;
+        let page = within::listings(state, &args.service_args()).await?;
+        Ok(connection(page, |l| l.id, after_given))
+    }
+
+    /// Canonical requests inside a box or polygon (as `entitiesWithin`).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn requests_within(
+        &self,
+        ctx: &Context<'_>,
+        bbox: Option<BoundingBoxInput>,
+        polygon: Option<Json<serde_json::Value>>,
+        status: Option<String>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, CanonicalRequest>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let args = Arguments::new(bbox, polygon, status, first, after)?;
+        let page = within::requests(state, &args.service_args()).await?;
+        Ok(connection(page, |r| r.id, after_given))
+    }
+}
