@@ -23,6 +23,7 @@ pub mod requests;
 pub mod signals;
 pub mod signatures;
 pub mod terms;
+pub mod touched;
 pub mod transformer_runs;
 pub mod within;
 

@@ -74,3 +74,40 @@ pub async fn influence(
         })
         .collect())
 }
+
+/// A contribution that changed a record, with the entry that made it.
+#[derive(sqlx::FromRow)]
+pub struct ReplayStep {
+    pub link_type: String,
+    pub contributed_at: chrono::DateTime<chrono::Utc>,
+    #[sqlx(flatten)]
+    pub entry: crate::records::entries::SpaceTimeEntry,
+}
+
+/// The `created` and `updated` contributions of a record up to `as_of`, in the order the
+/// transformer applied them (contribution ids are time-ordered UUIDv7s taken under the record's
+/// lock), each with its entry; at most `limit`.
+pub async fn replay_steps(
+    pool: &PgPool,
+    table: CanonicalTable,
+    id: Uuid,
+    as_of: chrono::DateTime<chrono::Utc>,
+    limit: i64,
+) -> sqlx::Result<Vec<ReplayStep>> {
+    sqlx::query_as(&format!(
+        "SELECT c.link_type, c.created_at_tstamp_utc AS contributed_at, {}
+         FROM canonical_link_contributions c
+         JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
+         WHERE c.target_canonical_table = $1 AND c.target_canonical_id = $2
+           AND c.link_type IN ('created', 'updated') AND c.created_at_tstamp_utc <= $3
+         ORDER BY c.id
+         LIMIT $4",
+        super::entries::COLUMNS
+    ))
+    .bind(table.as_str())
+    .bind(id)
+    .bind(as_of)
+    .bind(limit)
+    .fetch_all(pool)
+    .await
+}

@@ -26,6 +26,34 @@ impl Agent {
     ) -> Result<crate::records::provenance::AgentInfluence> {
         super::provenance::influence_of(ctx, self.id).await
     }
+    /// The canonical records this agent's entries contributed to within `radiusMeters` (1 to
+    /// 100,000) of a point and between `since` and `until` (contribution times; default the last
+    /// 30 days, at most 366), most recently touched first, with the link types and counts.
+    /// `first` 1 to 500 (default 100). Batched for a whole page of agents.
+    #[allow(clippy::too_many_arguments)]
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn touched(
+        &self,
+        ctx: &Context<'_>,
+        latitude: f64,
+        longitude: f64,
+        radius_meters: i64,
+        since: Option<chrono::DateTime<chrono::Utc>>,
+        until: Option<chrono::DateTime<chrono::Utc>>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, crate::records::provenance::TouchedRecord>> {
+        let args = crate::services::touched::TouchedArgs {
+            latitude,
+            longitude,
+            radius_meters,
+            since,
+            until,
+            first,
+            after,
+        };
+        super::provenance::touched_by(ctx, self.id, args).await
+    }
     /// The owning principal, when there is one.
     async fn principal(&self, ctx: &Context<'_>) -> Result<Option<Principal>> {
         let Some(id) = self.principal_id else {

@@ -10,10 +10,11 @@ use crate::domain::CanonicalTable;
 use crate::records::agents::Agent;
 use crate::records::canonical::{CanonicalRequest, Entity, LinkContribution, Listing};
 use crate::records::entries::SpaceTimeEntry;
-use crate::services::canonical;
+use crate::services::{canonical, history};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, Object, Result, Union};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 /// Any canonical record.
@@ -302,10 +303,21 @@ pub struct CanonicalQuery;
 
 #[Object]
 impl CanonicalQuery {
-    /// One canonical entity by id; null when it does not exist.
-    async fn entity(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Entity>> {
+    /// One canonical entity by id; null when it does not exist. With `asOf`, the entity as it
+    /// stood then, rebuilt from its `created` and `updated` contributions up to that instant
+    /// through the transformer's merge rules (null if it did not exist yet); `status`,
+    /// `contactAgentId` and the scores are today's, and nested edges are today's too.
+    async fn entity(
+        &self,
+        ctx: &Context<'_>,
+        id: Uuid,
+        as_of: Option<DateTime<Utc>>,
+    ) -> Result<Option<Entity>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(canonical::entity(state, id).await).map_err(Into::into)
+        match as_of {
+            Some(instant) => Ok(history::entity_as_of(state, id, instant).await?),
+            None => super::found(canonical::entity(state, id).await).map_err(Into::into),
+        }
     }
 
     /// Canonical entities, newest first, optionally by status.

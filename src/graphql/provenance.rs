@@ -1,15 +1,17 @@
 //! Provenance on the graph: a record's field sources (which entry and agent set each field) next
 //! to its contributions, and an agent's influence. Batched per request like every other edge.
 
-use super::canonical::{contributions_to, load_agent};
+use super::canonical::{CanonicalRecord, contributions_to, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader, LoadError};
 use crate::domain::CanonicalTable;
+use crate::domain::Page;
 use crate::records::agents::Agent;
 use crate::records::canonical::LinkContribution;
 use crate::records::entries::SpaceTimeEntry;
-use crate::records::provenance::{AgentInfluence, FieldSource};
-use crate::services::provenance;
+use crate::records::provenance::{AgentInfluence, FieldSource, TouchedRecord};
+use crate::services::{provenance, touched};
 use crate::state::AppState;
+use async_graphql::connection::{Connection, Edge};
 use async_graphql::dataloader::{DataLoader, Loader};
 use async_graphql::{ComplexObject, Context, Object, Result};
 use std::collections::HashMap;
@@ -67,6 +69,7 @@ pub fn install(data: &mut async_graphql::Data, state: &AppState) {
         InfluenceByAgent(state.clone()),
         tokio::spawn,
     ));
+    data.insert(DataLoader::new(TouchedByAgent(state.clone()), tokio::spawn));
 }
 
 /// A canonical record's provenance.
@@ -123,4 +126,77 @@ pub async fn influence_of(ctx: &Context<'_>, agent_id: Uuid) -> Result<AgentInfl
         .await
         .map_err(|e| (*e).clone())?
         .unwrap_or_default())
+}
+
+/// One agent's page of touched records for one question.
+pub type TouchedKey = (Uuid, touched::TouchedWindow);
+
+/// Touched records per agent, one statement per distinct question in the request.
+pub struct TouchedByAgent(pub AppState);
+
+impl Loader<TouchedKey> for TouchedByAgent {
+    type Value = Page<TouchedRecord>;
+    type Error = LoadError;
+    async fn load(
+        &self,
+        keys: &[TouchedKey],
+    ) -> Result<HashMap<TouchedKey, Page<TouchedRecord>>, LoadError> {
+        let mut windows: Vec<touched::TouchedWindow> = Vec::new();
+        for (_, window) in keys {
+            if !windows.contains(window) {
+                windows.push(*window);
+            }
+        }
+        let mut found = HashMap::new();
+        for window in windows {
+            let agents: Vec<Uuid> = keys
+                .iter()
+                .filter(|(_, w)| *w == window)
+                .map(|(a, _)| *a)
+                .collect();
+            let pages = touched::for_agents(&self.0, &agents, &window)
+                .await
+                .map_err(|e| Arc::new(e.into()))?;
+            found.extend(
+                pages
+                    .into_iter()
+                    .map(|(agent, page)| ((agent, window), page)),
+            );
+        }
+        Ok(found)
+    }
+}
+
+/// An agent's touched records through the request's loader, as a connection.
+pub async fn touched_by(
+    ctx: &Context<'_>,
+    agent_id: Uuid,
+    args: touched::TouchedArgs,
+) -> Result<Connection<String, TouchedRecord>> {
+    let after_given = args.after.is_some();
+    let window = touched::window(&args)?;
+    let page = ctx
+        .data_unchecked::<DataLoader<TouchedByAgent>>()
+        .load_one((agent_id, window))
+        .await
+        .map_err(|e| (*e).clone())?
+        .unwrap_or(Page {
+            items: Vec::new(),
+            has_next_page: false,
+        });
+    let mut connection = Connection::new(after_given, page.has_next_page);
+    connection.edges.extend(
+        page.items
+            .into_iter()
+            .map(|record| Edge::new(touched::cursor(&record), record)),
+    );
+    Ok(connection)
+}
+
+#[ComplexObject]
+impl TouchedRecord {
+    /// The record itself (null if it has since been deleted).
+    async fn record(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {
+        load_record(ctx, self.canonical_table, self.canonical_id).await
+    }
 }

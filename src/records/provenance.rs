@@ -1,7 +1,7 @@
 //! Provenance for analysts: which entry and agent set each field of a canonical record, the
 //! record's contributions with their evidence, and an agent's influence on the canonical data.
 
-use crate::domain::CanonicalTable;
+use crate::domain::{CanonicalTable, LinkType};
 use crate::records::canonical::LinkContribution;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -62,4 +62,20 @@ pub struct AgentInfluence {
     pub duplicate_of: i64,
     /// Distinct canonical records the agent's entries contributed to.
     pub records: i64,
+}
+
+/// A canonical record an agent's entries contributed to, inside the asked circle and window.
+#[derive(Debug, Clone, Serialize, ToSchema, async_graphql::SimpleObject)]
+#[graphql(complex)]
+pub struct TouchedRecord {
+    pub canonical_table: CanonicalTable,
+    pub canonical_id: Uuid,
+    /// The link types of the agent's contributions to it in the window.
+    pub link_types: Vec<LinkType>,
+    /// How many contributions the agent's entries made to it in the window.
+    pub contributions: i64,
+    pub first_contributed_at_tstamp_utc: DateTime<Utc>,
+    pub last_contributed_at_tstamp_utc: DateTime<Utc>,
+    /// Metres from the asked point to the record, on PostGIS's sphere.
+    pub distance_meters: f64,
 }

@@ -15,6 +15,11 @@ const ANALYST: &str =
       fields { field entry { observedAtTstampUtc } agent { displayName } }
       contributions(first: 10) { linkType entry { observedAtTstampUtc } } } } } } } } } } } }";
 
+/// Each agent's touched records near the fan-out's shops, with each record.
+const TOUCHED: &str = "{ agents(first: 50) { edges { node { displayName
+    touched(latitude: 53.43, longitude: -2.2, radiusMeters: 20000, first: 5) { edges { node {
+      contributions record { ... on Entity { displayName } } } } } } } } }";
+
 async fn statements(app: &TestApp) -> i64 {
     sqlx::query_scalar(
         "SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements
@@ -76,6 +81,17 @@ async fn influence_and_field_sources_are_batched_too() {
     let small = cost_with(2, ANALYST).await;
     let large = cost_with(8, ANALYST).await;
     assert!(large <= 7, "the analyst query ran {large} statements");
+    assert_eq!(
+        small, large,
+        "statements must not grow with the number of agents"
+    );
+}
+
+#[tokio::test]
+async fn touched_records_are_one_statement_for_a_page_of_agents() {
+    let small = cost_with(2, TOUCHED).await;
+    let large = cost_with(8, TOUCHED).await;
+    assert!(large <= 3, "the touched query ran {large} statements");
     assert_eq!(
         small, large,
         "statements must not grow with the number of agents"

@@ -180,3 +180,257 @@ async fn a_record_tells_which_entry_and_agent_set_each_field() {
     );
     assert_eq!(links[1]["entry"]["agent"]["influence"]["records"], 1);
 }
+
+#[tokio::test]
+async fn an_entity_as_of_a_past_instant_is_replayed_from_its_contributions() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("History Guide").await;
+    let now = |app: &TestApp| {
+        let pool = app.pool().clone();
+        async move {
+            let instant: chrono::DateTime<chrono::Utc> =
+                sqlx::query_scalar("SELECT clock_timestamp()")
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            instant.to_rfc3339()
+        }
+    };
+    let before = now(&app).await;
+    let created = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "History Cafe",
+                53.4808,
+                -2.2426,
+                json!({"phone": "+44 161 496 0001", "categories": ["cafe"]}),
+            ),
+        )
+        .await;
+    let id = created["canonical_id"].as_str().unwrap().to_string();
+    let after_created = now(&app).await;
+    let mut update = entity_entry(
+        "History Cafe",
+        53.4808,
+        -2.2426,
+        json!({"phone": "+44 161 496 0002", "website_url": "https://history-cafe.example", "categories": ["bakery"]}),
+    );
+    update["observed_at_tstamp_utc"] = json!("2026-11-10T10:00:00Z");
+    let updated = app.publish(&key, &admin, update).await;
+    assert_eq!(updated["link_type"], "updated", "{updated}");
+    let after_updated = now(&app).await;
+    let mut relocated = entity_entry(
+        "History Cafe",
+        53.4809,
+        -2.2427,
+        json!({"description": "Moved next door"}),
+    );
+    relocated["observed_at_tstamp_utc"] = json!("2026-11-20T10:00:00Z");
+    relocated["target_canonical_table"] = json!("canonical.entities");
+    relocated["target_canonical_id"] = json!(id);
+    app.publish(&key, &admin, relocated).await;
+
+    let fields =
+        "id displayName phone websiteUrl categories description locationLat locationLng legalName
+        email addressText city countryCode tags linkUrls { url } entityType status scoreConfidence
+        contextL0Routing contextL1Common contextL2Specific contextL2AvailableFeatures
+        createdAtTstampUtc updatedAtTstampUtc";
+    let as_of = |instant: Option<String>| {
+        let app = &app;
+        let id = id.clone();
+        async move {
+            let r = app
+                .graphql(
+                    &format!("query($id: UUID!, $at: DateTime) {{ entity(id: $id, asOf: $at) {{ {fields} }} }}"),
+                    json!({"id": id, "at": instant}),
+                    None,
+                )
+                .await;
+            assert!(r.body["errors"].is_null(), "{}", r.text);
+            r.body["data"]["entity"].clone()
+        }
+    };
+    assert!(as_of(Some(before)).await.is_null(), "it did not exist yet");
+    let first = as_of(Some(after_created)).await;
+    assert_eq!(first["phone"], "+44 161 496 0001");
+    assert!(first["websiteUrl"].is_null());
+    assert_eq!(first["categories"], json!(["cafe"]));
+    let second = as_of(Some(after_updated)).await;
+    assert_eq!(second["phone"], "+44 161 496 0002");
+    assert_eq!(second["websiteUrl"], "https://history-cafe.example");
+    assert!(second["description"].is_null());
+    assert_eq!(second["locationLat"], 53.4808);
+    // Replayed up to now, the record is exactly today's record.
+    let today = as_of(None).await;
+    let replayed = as_of(Some(now(&app).await)).await;
+    assert_eq!(today["description"], "Moved next door");
+    assert_eq!(replayed, today);
+
+    let bad = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id, asOf: \"yesterday\") { id } }",
+            json!({"id": id}),
+            None,
+        )
+        .await;
+    assert!(!bad.body["errors"].is_null(), "{}", bad.text);
+    let unknown = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id, asOf: \"2026-11-24T00:00:00Z\") { id } }",
+            json!({"id": uuid::Uuid::now_v7()}),
+            None,
+        )
+        .await;
+    assert!(unknown.body["data"]["entity"].is_null(), "{}", unknown.text);
+}
+
+#[tokio::test]
+async fn an_agent_s_touched_records_are_bounded_by_place_and_time() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (scout_id, scout) = app.register("Area Scout").await;
+    let (other_id, other) = app.register("Other Scout").await;
+    let near = app
+        .publish(
+            &scout,
+            &admin,
+            entity_entry("Touched Tailor", 53.4808, -2.2426, json!({})),
+        )
+        .await;
+    let near_id = near["canonical_id"].as_str().unwrap().to_string();
+    let mut again = entity_entry(
+        "Touched Tailor",
+        53.4808,
+        -2.2426,
+        json!({"phone": "+44 161 496 0303"}),
+    );
+    again["observed_at_tstamp_utc"] = json!("2026-11-10T10:00:00Z");
+    let updated = app.publish(&scout, &admin, again).await;
+    assert_eq!(updated["canonical_id"], near_id.as_str());
+    let (lat, lng) = crate::harness::east(53.4808, -2.2426, 800.0);
+    app.publish(
+        &scout,
+        &admin,
+        entity_entry("Second Stitch", lat, lng, json!({})),
+    )
+    .await;
+    app.publish(
+        &scout,
+        &admin,
+        entity_entry("Leeds Looms", 53.8008, -1.5491, json!({})),
+    )
+    .await;
+    app.publish(
+        &other,
+        &admin,
+        entity_entry("Not Mine", 53.4809, -2.2427, json!({})),
+    )
+    .await;
+
+    let touched = |agent: uuid::Uuid, arguments: &str| {
+        let app = &app;
+        let query = format!(
+            "query($id: UUID!) {{ agent(id: $id) {{ touched(latitude: 53.4808, longitude: -2.2426, {arguments}) {{
+                edges {{ cursor node {{ canonicalTable canonicalId linkTypes contributions distanceMeters
+                    record {{ ... on Entity {{ displayName }} }} }} }} pageInfo {{ hasNextPage endCursor }} }} }} }}"
+        );
+        async move { app.graphql(&query, json!({"id": agent}), None).await }
+    };
+    let r = touched(scout_id, "radiusMeters: 2000").await;
+    assert!(r.body["errors"].is_null(), "{}", r.text);
+    let edges = r.body["data"]["agent"]["touched"]["edges"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let names: Vec<&str> = edges
+        .iter()
+        .map(|e| e["node"]["record"]["displayName"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["Second Stitch", "Touched Tailor"],
+        "most recent first"
+    );
+    let tailor = &edges[1]["node"];
+    assert_eq!(tailor["canonicalTable"], "ENTITIES");
+    assert_eq!(tailor["contributions"], 2);
+    assert_eq!(tailor["linkTypes"], json!(["CREATED", "UPDATED"]));
+    assert!(tailor["distanceMeters"].as_f64().unwrap() < 1.0);
+
+    // Pages join by cursor.
+    let first = touched(scout_id, "radiusMeters: 2000, first: 1").await;
+    let page = &first.body["data"]["agent"]["touched"];
+    assert_eq!(page["pageInfo"]["hasNextPage"], true);
+    let after = page["pageInfo"]["endCursor"].as_str().unwrap();
+    let second = touched(
+        scout_id,
+        &format!("radiusMeters: 2000, first: 1, after: \"{after}\""),
+    )
+    .await;
+    assert_eq!(
+        second.body["data"]["agent"]["touched"]["edges"][0]["node"]["canonicalId"],
+        near_id.as_str()
+    );
+
+    // A window before any of it, the other agent, and a radius that leaves Leeds out.
+    let past = touched(
+        scout_id,
+        "radiusMeters: 2000, since: \"2025-01-01T00:00:00Z\", until: \"2025-06-01T00:00:00Z\"",
+    )
+    .await;
+    assert_eq!(past.body["data"]["agent"]["touched"]["edges"], json!([]));
+    let theirs = touched(other_id, "radiusMeters: 100000").await;
+    let their_names: Vec<&str> = theirs.body["data"]["agent"]["touched"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["node"]["record"]["displayName"].as_str().unwrap())
+        .collect();
+    assert_eq!(their_names, ["Not Mine"]);
+
+    for (arguments, loc) in [
+        ("radiusMeters: 0", "radiusMeters"),
+        (
+            "radiusMeters: 10, since: \"2025-01-01T00:00:00Z\", until: \"2026-11-01T00:00:00Z\"",
+            "since",
+        ),
+        (
+            "radiusMeters: 10, since: \"2026-11-02T00:00:00Z\", until: \"2026-11-01T00:00:00Z\"",
+            "since",
+        ),
+        ("radiusMeters: 10, after: \"nope\"", "after"),
+    ] {
+        let r = touched(scout_id, arguments).await;
+        let error = &r.body["errors"][0];
+        assert_eq!(
+            error["extensions"]["code"], "VALIDATION_ERROR",
+            "{arguments}: {}",
+            r.text
+        );
+        assert_eq!(
+            error["extensions"]["detail"][0]["loc"][0], loc,
+            "{}",
+            r.text
+        );
+    }
+
+    // A page of agents asks once, whatever its size.
+    let r = app
+        .graphql(
+            "{ agents(first: 50) { edges { node { displayName touched(latitude: 53.4808, longitude: -2.2426, radiusMeters: 2000) { edges { node { contributions } } } } } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    assert!(r.body["errors"].is_null(), "{}", r.text);
+    let counts: Vec<usize> = r.body["data"]["agents"]["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["node"]["touched"]["edges"].as_array().unwrap().len())
+        .collect();
+    assert!(counts.contains(&2) && counts.contains(&1), "{counts:?}");
+}

@@ -171,16 +171,14 @@ const ENTITY_FIELDS: &[&str] = &[
     "location",
 ];
 
-async fn create(
-    conn: &mut PgConnection,
-    view: &mut BatchView,
+/// The record an entry creates. Pure, so `entity(id, asOf:)` replays it from the entry.
+pub fn created_write(
     entry: &SpaceTimeEntry,
     draft: &EntityDraft,
-    meta: Value,
-) -> AppResult<Decision> {
-    let keys = view.entity_keys(entry, draft);
+    keys: &IdentityKeys,
+) -> EntityWrite {
     let d = draft.clone();
-    let write = EntityWrite {
+    EntityWrite {
         entity_type: d.entity_type,
         display_name: d.display_name,
         legal_name: d.legal_name,
@@ -210,7 +208,18 @@ async fn create(
         phone_key: keys.phone_key.clone(),
         name_key: keys.name_key.clone().unwrap_or_default(),
         field_evidence: initial_evidence(ENTITY_FIELDS, &evidence_of(entry)),
-    };
+    }
+}
+
+async fn create(
+    conn: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+    draft: &EntityDraft,
+    meta: Value,
+) -> AppResult<Decision> {
+    let keys = view.entity_keys(entry, draft);
+    let write = created_write(entry, draft, &keys);
     let creator = AgentEvidence {
         confidence: entry.score_confidence.to_f64().unwrap_or(0.5),
         reputation: view.reputation(conn, entry.agent_id).await?,
@@ -232,14 +241,14 @@ async fn create(
     .already_ranked())
 }
 
-async fn merge(
-    conn: &mut PgConnection,
-    view: &mut BatchView,
-    entry: &SpaceTimeEntry,
+/// What merging an entry into a record writes, which fields changed, and the record's identity
+/// keys afterwards (without its source reference). Pure, so
+/// `entity(id, asOf:)` replays a record's history from its entries.
+pub fn merged_write(
     locked: db::Locked<Entity>,
+    entry: &SpaceTimeEntry,
     draft: &EntityDraft,
-    meta: Value,
-) -> AppResult<Decision> {
+) -> (EntityWrite, Vec<String>, IdentityKeys) {
     let merge_intent = if entry.entry_intent == EntryIntent::Correct {
         MergeIntent::Correct
     } else {
@@ -321,11 +330,24 @@ async fn merge(
     write.website_key = keys.website_key.clone();
     write.phone_key = keys.phone_key.clone();
     write.source_ref = source_ref;
+    (write, changed, keys)
+}
+
+async fn merge(
+    conn: &mut PgConnection,
+    view: &mut BatchView,
+    entry: &SpaceTimeEntry,
+    locked: db::Locked<Entity>,
+    draft: &EntityDraft,
+    meta: Value,
+) -> AppResult<Decision> {
+    let id = locked.record.id;
+    let (write, changed, keys) = merged_write(locked, entry, draft);
     if !changed.is_empty() {
-        db::update(conn, e.id, &write).await?;
+        db::update(conn, id, &write).await?;
     }
     view.wrote(
-        e.id,
+        id,
         write.location_lat,
         write.location_lng,
         &IdentityKeys {
@@ -333,7 +355,7 @@ async fn merge(
             ..keys
         },
     );
-    Ok(Decision::merged(TABLE, e.id, entry, changed, &meta))
+    Ok(Decision::merged(TABLE, id, entry, changed, &meta))
 }
 
 pub fn links_json(links: &[crate::db::entities::LinkUrl]) -> Vec<Value> {

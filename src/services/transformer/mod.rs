@@ -9,7 +9,7 @@
 //! the ranker's scores commit together.
 
 mod batch_view;
-mod entity;
+pub(crate) mod entity;
 pub mod keys;
 mod observation;
 mod offer;

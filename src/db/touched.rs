@@ -1,0 +1,89 @@
+//! The canonical records agents touched (their entries' contributions) within a circle and a
+//! time window, most recently touched first, one page per agent in one statement.
+
+use sqlx::PgPool;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TouchedRow {
+    pub agent_id: Uuid,
+    pub target_canonical_table: String,
+    pub target_canonical_id: Uuid,
+    pub link_types: Vec<String>,
+    pub contributions: i64,
+    pub first_contributed_at: chrono::DateTime<chrono::Utc>,
+    pub last_contributed_at: chrono::DateTime<chrono::Utc>,
+    pub distance_m: f64,
+}
+
+pub struct TouchedQuery {
+    pub latitude: f64,
+    pub longitude: f64,
+    pub radius_m: f64,
+    pub since: chrono::DateTime<chrono::Utc>,
+    pub until: chrono::DateTime<chrono::Utc>,
+    /// The previous page's last (last_contributed_at, record id).
+    pub after: Option<(chrono::DateTime<chrono::Utc>, Uuid)>,
+    pub limit: i64,
+}
+
+/// Up to `limit` records per agent. The window is bounded by the service (at most a year), so
+/// the scan is an agent's contributions of that year, through the entries' agent index.
+pub async fn records(
+    pool: &PgPool,
+    agents: &[Uuid],
+    q: &TouchedQuery,
+) -> sqlx::Result<Vec<TouchedRow>> {
+    let (after_at, after_id) = q.after.unzip();
+    sqlx::query_as(
+        "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($3, $2), 4326)::geography AS point),
+         touched AS (
+            SELECT e.agent_id, c.target_canonical_table, c.target_canonical_id,
+                   array_agg(DISTINCT c.link_type ORDER BY c.link_type) AS link_types,
+                   count(*) AS contributions,
+                   min(c.created_at_tstamp_utc) AS first_contributed_at,
+                   max(c.created_at_tstamp_utc) AS last_contributed_at
+            FROM space_time_entries e
+            JOIN canonical_link_contributions c ON c.source_space_time_entry_id = e.id
+            WHERE e.agent_id = ANY($1)
+              AND c.created_at_tstamp_utc >= $5 AND c.created_at_tstamp_utc < $6
+            GROUP BY 1, 2, 3),
+         placed AS (
+            SELECT t.*, ST_Distance(r.location, origin.point, false) AS distance_m
+            FROM touched t
+            CROSS JOIN origin
+            CROSS JOIN LATERAL (
+                SELECT location FROM canonical.entities
+                 WHERE t.target_canonical_table = 'canonical.entities' AND id = t.target_canonical_id
+                UNION ALL
+                SELECT location FROM canonical.listings
+                 WHERE t.target_canonical_table = 'canonical.listings' AND id = t.target_canonical_id
+                UNION ALL
+                SELECT location FROM canonical.requests
+                 WHERE t.target_canonical_table = 'canonical.requests' AND id = t.target_canonical_id
+            ) r
+            WHERE ST_DWithin(r.location, origin.point, $4, false)
+              AND ($7::timestamptz IS NULL
+                   OR (t.last_contributed_at, t.target_canonical_id) < ($7, $8))),
+         ranked AS (
+            SELECT placed.*, row_number() OVER (
+                PARTITION BY agent_id
+                ORDER BY last_contributed_at DESC, target_canonical_id DESC) AS position
+            FROM placed)
+         SELECT agent_id, target_canonical_table, target_canonical_id, link_types, contributions,
+                first_contributed_at, last_contributed_at, distance_m
+         FROM ranked WHERE position <= $9
+         ORDER BY agent_id, position",
+    )
+    .bind(agents)
+    .bind(q.latitude)
+    .bind(q.longitude)
+    .bind(q.radius_m)
+    .bind(q.since)
+    .bind(q.until)
+    .bind(after_at)
+    .bind(after_id)
+    .bind(q.limit)
+    .fetch_all(pool)
+    .await
+}

@@ -1,0 +1,120 @@
+//! A record as it stood at a past instant (`entity(id, asOf:)`), rebuilt from its contributions:
+//! the entry that created it, then each entry that updated it, in the order the transformer
+//! applied them, through the transformer's own pure create and merge functions. `matched` and
+//! `supporting_evidence` contributions changed no field, so they are not replayed.
+//!
+//! What contributions do not carry is today's: `status` and `contact_agent_id` (operators,
+//! claims and withdrawals change them) and the scores (signals and corroboration move them). A replay follows today's merge rules:
+//! entries processed under older rules may have merged differently then.
+
+use super::transformer::entity::{created_write, draft_keys, merged_write};
+use crate::db;
+use crate::db::entities::{EntityWrite, Locked};
+use crate::domain::CanonicalTable;
+use crate::error::{AppError, AppResult};
+use crate::records::canonical::Entity;
+use crate::state::AppState;
+use crate::transform::extract;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+/// Most changes one replay applies; a record changed more often than this is refused.
+pub const MAX_REPLAYED_CHANGES: i64 = 2_000;
+
+/// The entity as it stood at `as_of`; `None` when it did not exist yet (or does not exist).
+pub async fn entity_as_of(
+    state: &AppState,
+    id: Uuid,
+    as_of: DateTime<Utc>,
+) -> AppResult<Option<Entity>> {
+    let Some(today) = db::entities::get(&state.pool, id).await? else {
+        return Ok(None);
+    };
+    let steps = db::provenance::replay_steps(
+        &state.pool,
+        CanonicalTable::Entities,
+        id,
+        as_of,
+        MAX_REPLAYED_CHANGES + 1,
+    )
+    .await?;
+    if steps.len() as i64 > MAX_REPLAYED_CHANGES {
+        return Err(AppError::invalid(
+            &["asOf"],
+            format!(
+                "this record changed more than {MAX_REPLAYED_CHANGES} times before then; it cannot be replayed"
+            ),
+            "too_long",
+        ));
+    }
+    let mut steps = steps.into_iter();
+    let Some(first) = steps.next().filter(|s| s.link_type == "created") else {
+        return Ok(None);
+    };
+    // An entry the extractor no longer reads cannot be replayed; its step is skipped.
+    let Ok(draft) = extract::entity_draft(&first.entry.context) else {
+        return Ok(None);
+    };
+    let write = created_write(&first.entry, &draft, &draft_keys(&draft, &first.entry));
+    let mut state_then = Locked {
+        record: entity_from(&write, &today, first.contributed_at, first.contributed_at),
+        field_evidence: write.field_evidence.clone(),
+        created_by_agent_id: Some(first.entry.agent_id),
+        source_ref: write.source_ref.clone(),
+    };
+    for step in steps {
+        let Ok(draft) = extract::entity_draft(&step.entry.context) else {
+            continue;
+        };
+        let created_at = state_then.record.created_at_tstamp_utc;
+        let creator = state_then.created_by_agent_id;
+        let (write, _, _) = merged_write(state_then, &step.entry, &draft);
+        state_then = Locked {
+            record: entity_from(&write, &today, created_at, step.contributed_at),
+            field_evidence: write.field_evidence.clone(),
+            created_by_agent_id: creator,
+            source_ref: write.source_ref.clone(),
+        };
+    }
+    Ok(Some(state_then.record))
+}
+
+/// The public record of a replayed write: its fields, today's id, status, contact and scores, and the
+/// times of the first and last replayed contribution.
+fn entity_from(
+    write: &EntityWrite,
+    today: &Entity,
+    created_at: DateTime<Utc>,
+    updated_at: DateTime<Utc>,
+) -> Entity {
+    Entity {
+        id: today.id,
+        entity_type: write.entity_type.clone(),
+        display_name: write.display_name.clone(),
+        legal_name: write.legal_name.clone(),
+        description: write.description.clone(),
+        website_url: write.website_url.clone(),
+        email: write.email.clone(),
+        phone: write.phone.clone(),
+        address_text: write.address_text.clone(),
+        city: write.city.clone(),
+        country_code: write.country_code.clone(),
+        categories: write.categories.clone(),
+        tags: write.tags.clone(),
+        link_urls: serde_json::from_value(write.link_urls.clone()).unwrap_or_default(),
+        contact_agent_id: today.contact_agent_id,
+        location_lat: write.location_lat,
+        location_lng: write.location_lng,
+        status: today.status.clone(),
+        score_data_richness: today.score_data_richness,
+        score_agent_reputation: today.score_agent_reputation,
+        score_signal: today.score_signal,
+        score_confidence: today.score_confidence,
+        context_l0_routing: write.context_l0_routing.clone(),
+        context_l1_common: write.context_l1_common.clone(),
+        context_l2_specific: write.context_l2_specific.clone(),
+        context_l2_available_features: write.context_l2_available_features.clone(),
+        created_at_tstamp_utc: created_at,
+        updated_at_tstamp_utc: updated_at,
+    }
+}
