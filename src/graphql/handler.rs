@@ -31,9 +31,10 @@ pub async fn graphql_post(
 }
 
 #[utoipa::path(get, path = "/graphql", tag = "graphql",
-    params(("query" = String, Query, description = "GraphQL query document (queries only)"),
+    params(("query" = Option<String>, Query, description = "GraphQL query document (queries only); may be left out when `extensions` names a persisted query"),
            ("variables" = Option<String>, Query, description = "JSON-encoded variables"),
-           ("operationName" = Option<String>, Query)),
+           ("operationName" = Option<String>, Query),
+           ("extensions" = Option<String>, Query, description = "JSON-encoded extensions, e.g. `{\"persistedQuery\":{\"version\":1,\"sha256Hash\":\"…\"}}` (automatic persisted queries)")),
     responses((status = 101, description = "With `Upgrade: websocket` and the `graphql-transport-ws` (or `graphql-ws`) subprotocol: a WebSocket for subscriptions"),
               (status = 200, description = "A GraphQL response; without `query` and with `Accept: text/html`, the GraphiQL IDE (HTML)",
                content((Object = "application/json"), (String = "text/html"))),
@@ -49,29 +50,30 @@ pub async fn graphql_get(
         return super::websocket::upgrade(parts, state, schema, ctx).await;
     }
     let query_string = parts.uri.query().unwrap_or("");
-    let has_query =
-        serde_urlencoded::from_str::<Vec<(String, String)>>(query_string).is_ok_and(|pairs| {
-            pairs
-                .iter()
-                .any(|(k, v)| k == "query" && !v.trim().is_empty())
-        });
-    if !has_query && crate::web::graphiql::wants_ide(&parts.headers) {
+    let parsed = async_graphql::http::parse_query_string(query_string);
+    let asks_something = parsed.as_ref().is_ok_and(|request| {
+        !request.query.trim().is_empty() || request.extensions.contains_key("persistedQuery")
+    });
+    if !asks_something && crate::web::graphiql::wants_ide(&parts.headers) {
         return Ok(crate::web::graphiql::ide_page());
     }
-    if !has_query {
-        return Err(AppError::invalid(
-            &["query", "query"],
-            "a GET request carries the GraphQL document in the `query` parameter",
-            "missing",
-        ));
-    }
-    let request = async_graphql::http::parse_query_string(query_string).map_err(|e| {
+    let mut request = parsed.map_err(|e| {
         AppError::invalid(
             &["query"],
             format!("invalid GraphQL GET request: {e}"),
             "value_error",
         )
     })?;
+    if !asks_something {
+        return Err(AppError::invalid(
+            &["query", "query"],
+            "a GET request carries the GraphQL document in the `query` parameter (or a persisted query's hash in `extensions`)",
+            "missing",
+        ));
+    }
+    if let Err(error) = schema.resolve_persisted(&mut request) {
+        return Ok(Json(async_graphql::Response::from_errors(vec![error])).into_response());
+    }
     let is_mutation = async_graphql::parser::parse_query(&request.query)
         .map(|doc| {
             doc.operations

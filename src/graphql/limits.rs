@@ -81,6 +81,7 @@ pub fn list_cost(max: Option<i64>, default: usize, child_complexity: usize) -> u
 pub struct LimitedSchema {
     schema: AppSchema,
     parsed: Arc<DocumentCache>,
+    persisted: super::persisted::PersistedQueries,
 }
 
 type DocumentCache = quick_cache::sync::Cache<String, Arc<ExecutableDocument>>;
@@ -90,11 +91,19 @@ impl LimitedSchema {
         LimitedSchema {
             schema,
             parsed: Arc::new(DocumentCache::new(CACHED_DOCUMENTS)),
+            persisted: Default::default(),
         }
     }
 
-    /// Parses the document (or takes it from the cache) and checks its shape.
+    /// Fills in an automatic persisted query's document from its hash (`graphql::persisted`).
+    pub fn resolve_persisted(&self, request: &mut Request) -> ServerResult<()> {
+        self.persisted.resolve(request)
+    }
+
+    /// Resolves a persisted query, parses the document (or takes it from the cache) and checks
+    /// its shape.
     fn admit(&self, request: &mut Request) -> ServerResult<()> {
+        self.persisted.resolve(request)?;
         if let Some(document) = self.parsed.get(request.query.as_str()) {
             request.set_parsed_query(document.as_ref().clone());
             return Ok(());

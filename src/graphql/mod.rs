@@ -15,6 +15,7 @@ mod messages;
 mod nearby;
 mod node;
 mod paging;
+mod persisted;
 mod principals;
 mod processing;
 mod provenance;

@@ -214,3 +214,83 @@ async fn overly_deep_queries_are_refused() {
         r.text
     );
 }
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    format!("{:x}", sha2::Sha256::digest(text.as_bytes()))
+}
+
+#[tokio::test]
+async fn automatic_persisted_queries_follow_the_apollo_protocol() {
+    let app = TestApp::new().await;
+    let (agent_id, _) = app.register("Persisted Reader").await;
+    let query = "query($id: UUID!) { agent(id: $id) { displayName } }";
+    let hash = sha256_hex(query);
+    let persisted = json!({"persistedQuery": {"version": 1, "sha256Hash": hash}});
+    let post = |body: serde_json::Value| {
+        let app = &app;
+        async move { app.post("/graphql", body).await }
+    };
+
+    let unknown = post(json!({"variables": {"id": agent_id}, "extensions": persisted})).await;
+    assert_eq!(unknown.status, StatusCode::OK, "{}", unknown.text);
+    assert_eq!(
+        unknown.body["errors"][0]["message"],
+        "PersistedQueryNotFound"
+    );
+    assert_eq!(
+        unknown.body["errors"][0]["extensions"]["code"],
+        "PERSISTED_QUERY_NOT_FOUND"
+    );
+    let registered =
+        post(json!({"query": query, "variables": {"id": agent_id}, "extensions": persisted})).await;
+    assert_eq!(
+        registered.body["data"]["agent"]["displayName"], "Persisted Reader",
+        "{}",
+        registered.text
+    );
+    let by_hash = post(json!({"variables": {"id": agent_id}, "extensions": persisted})).await;
+    assert_eq!(
+        by_hash.body["data"]["agent"]["displayName"], "Persisted Reader",
+        "{}",
+        by_hash.text
+    );
+
+    // GET with only the hash: a short, cacheable URL.
+    let url = format!(
+        "/graphql?variables={}&extensions={}",
+        urlencode(&json!({"id": agent_id}).to_string()),
+        urlencode(&persisted.to_string())
+    );
+    let get = app.get(&url).await;
+    assert_eq!(get.status, StatusCode::OK, "{}", get.text);
+    assert_eq!(get.body["data"]["agent"]["displayName"], "Persisted Reader");
+
+    let mismatch = post(json!({"query": "{ me { id } }", "extensions": persisted})).await;
+    assert_eq!(
+        mismatch.body["errors"][0]["extensions"]["code"],
+        "PERSISTED_QUERY_HASH_MISMATCH"
+    );
+
+    // A persisted mutation is still refused over GET.
+    let mutation = "mutation { registerAgent(input: {displayName: \"x\", agentType: API_AGENT}) { agent { id } } }";
+    let mutation_hash =
+        json!({"persistedQuery": {"version": 1, "sha256Hash": sha256_hex(mutation)}});
+    post(json!({"query": mutation, "extensions": mutation_hash})).await;
+    let refused = app
+        .get(&format!(
+            "/graphql?extensions={}",
+            urlencode(&mutation_hash.to_string())
+        ))
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.text
+    );
+}
+
+fn urlencode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
