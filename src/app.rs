@@ -62,13 +62,13 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         None => load_or_create_secret(&config.data_dir)?,
     };
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
-    Ok(AppState {
+    Ok(AppState::new(crate::state::Shared {
         events: crate::services::events::EventHub::new(pool.clone()),
         pool,
         search_pool,
         config: Arc::new(config),
         jwt,
-    })
+    }))
 }
 
 /// The signing secret is generated once and kept (mode 0600) in the data directory.

@@ -7,8 +7,24 @@ use crate::config::Config;
 use sqlx::PgPool;
 use std::sync::Arc;
 
+/// Cloned for every request (extractors, loaders, tasks): one reference count, not one per part.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> AppState {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+pub struct Shared {
     pub pool: PgPool,
     /// Searches only: every statement planned for its values (`db::connect_search`).
     pub search_pool: PgPool,

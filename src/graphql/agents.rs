@@ -59,7 +59,7 @@ impl Agent {
         let Some(id) = self.principal_id else {
             return Ok(None);
         };
-        let loader = ctx.data_unchecked::<super::loaders::Cached<PrincipalLoader>>();
+        let loader = super::request_loaders::loader::<super::loaders::Cached<PrincipalLoader>>(ctx);
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }
     /// Entries this agent published, newest first.
@@ -79,8 +79,7 @@ impl Agent {
             limit: params.limit,
             after: params.after,
         };
-        let page = ctx
-            .data_unchecked::<DataLoader<EntriesByAgent>>()
+        let page = super::request_loaders::loader::<DataLoader<EntriesByAgent>>(ctx)
             .load_one(key)
             .await
             .map_err(|e| (*e).clone())?

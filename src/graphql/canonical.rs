@@ -35,7 +35,8 @@ pub async fn load_record(
             .await?
             .map(CanonicalRecord::Entity),
         CanonicalTable::Listings => {
-            let loader = ctx.data_unchecked::<super::loaders::Cached<ListingLoader>>();
+            let loader =
+                super::request_loaders::loader::<super::loaders::Cached<ListingLoader>>(ctx);
             loader
                 .load_one(id)
                 .await
@@ -43,7 +44,8 @@ pub async fn load_record(
                 .map(CanonicalRecord::Listing)
         }
         CanonicalTable::Requests => {
-            let loader = ctx.data_unchecked::<super::loaders::Cached<RequestLoader>>();
+            let loader =
+                super::request_loaders::loader::<super::loaders::Cached<RequestLoader>>(ctx);
             loader
                 .load_one(id)
                 .await
@@ -55,18 +57,18 @@ pub async fn load_record(
 
 pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Entity>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = ctx.data_unchecked::<super::loaders::Cached<EntityLoader>>();
+    let loader = super::request_loaders::loader::<super::loaders::Cached<EntityLoader>>(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
 pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Agent>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = ctx.data_unchecked::<super::loaders::Cached<AgentLoader>>();
+    let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
 pub async fn contributions_to(ctx: &Context<'_>, target: Uuid) -> Result<Vec<LinkContribution>> {
-    let loader = ctx.data_unchecked::<DataLoader<ContributionsByTarget>>();
+    let loader = super::request_loaders::loader::<DataLoader<ContributionsByTarget>>(ctx);
     let found = loader.load_one(target).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
 }
@@ -75,7 +77,7 @@ pub async fn contributions_of_entry(
     ctx: &Context<'_>,
     entry: Uuid,
 ) -> Result<Vec<LinkContribution>> {
-    let loader = ctx.data_unchecked::<DataLoader<ContributionsByEntry>>();
+    let loader = super::request_loaders::loader::<DataLoader<ContributionsByEntry>>(ctx);
     let found = loader.load_one(entry).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
 }
@@ -85,9 +87,9 @@ async fn edge<L>(ctx: &Context<'_>, parent: Uuid, first: Option<i32>) -> Result<
 where
     L: async_graphql::dataloader::Loader<Uuid, Error = super::loaders::LoadError>,
     L::Value: IntoIterator + FromIterator<<L::Value as IntoIterator>::Item> + Default,
+    DataLoader<L>: super::request_loaders::PerRequest,
 {
-    let found = ctx
-        .data_unchecked::<DataLoader<L>>()
+    let found = super::request_loaders::loader::<DataLoader<L>>(ctx)
         .load_one(parent)
         .await
         .map_err(|e| (*e).clone())?;
@@ -281,7 +283,7 @@ impl CanonicalRequest {
 impl LinkContribution {
     /// The entry that made this contribution.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
-        let loader = ctx.data_unchecked::<super::loaders::Cached<EntryLoader>>();
+        let loader = super::request_loaders::loader::<super::loaders::Cached<EntryLoader>>(ctx);
         let id = self.source_space_time_entry_id;
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }

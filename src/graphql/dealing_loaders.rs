@@ -104,47 +104,6 @@ grouped_by!(
     |s, _c, keys| { certificates::for_keys(s, CertificateKey::Agent, keys) }
 );
 
-/// Fresh loaders for one request (their caches, and what they may show, must not outlive it).
-pub fn install(data: &mut async_graphql::Data, state: &AppState, ctx: &Ctx) {
-    let (s, c) = (state, ctx);
-    data.insert(DataLoader::new(
-        MessageLoader(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        TermLoader(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        SignatureLoader(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        CertificateLoader(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        TermsByCreator(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        SignaturesByTerm(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        SignaturesBySigner(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        CertificatesBySignature(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        CertificatesByAgent(s.clone(), c.clone()),
-        tokio::spawn,
-    ));
-}
-
 /// One record through its loader.
 pub async fn load_one<L>(
     ctx: &async_graphql::Context<'_>,
@@ -152,8 +111,9 @@ pub async fn load_one<L>(
 ) -> async_graphql::Result<Option<L::Value>>
 where
     L: Loader<Uuid, Error = LoadError>,
+    DataLoader<L>: super::request_loaders::PerRequest,
 {
-    ctx.data_unchecked::<DataLoader<L>>()
+    super::request_loaders::loader::<DataLoader<L>>(ctx)
         .load_one(id)
         .await
         .map_err(|e| (*e).clone())
@@ -167,6 +127,7 @@ pub async fn load_group<L, T>(
 ) -> async_graphql::Result<Vec<T>>
 where
     L: Loader<Uuid, Value = Vec<T>, Error = LoadError>,
+    DataLoader<L>: super::request_loaders::PerRequest,
 {
     let first = first.unwrap_or(20);
     if !(1..=terms::EDGE_LIMIT as i32).contains(&first) {

@@ -21,7 +21,7 @@ use uuid::Uuid;
 impl SpaceTimeEntry {
     /// The agent that published this entry.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
-        let loader = ctx.data_unchecked::<super::loaders::Cached<AgentLoader>>();
+        let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
         loader
             .load_one(self.agent_id)
             .await

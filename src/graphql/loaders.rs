@@ -206,65 +206,11 @@ impl Remembered for SpaceTimeEntry {
 
 /// Feeds records a list resolver fetched to the id loader of their type, so that edges pointing
 /// back at them (an entry's agent, a contribution's entry) cost no statement.
-pub async fn remember<T: Remembered>(ctx: &async_graphql::Context<'_>, records: &[T]) {
-    if let Some(loader) = ctx.data_opt::<Cached<T::By>>() {
-        loader
-            .feed_many(records.iter().map(|r| (r.key(), r.clone())))
-            .await;
-    }
-}
-
-fn cached<T: Loader<Uuid>>(loader: T) -> Cached<T> {
-    DataLoader::with_cache(
-        loader,
-        tokio::spawn,
-        async_graphql::dataloader::HashMapCache::default(),
-    )
-}
-
-/// Fresh loaders for one request (their caches must not outlive it).
-pub fn install(data: &mut async_graphql::Data, state: &AppState, ctx: &Ctx) {
-    data.insert(DataLoader::new(
-        NotesByTarget(state.clone(), ctx.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        SignalsByTarget(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        DuplicatesByRecord(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(cached(PrincipalLoader(state.clone())));
-    data.insert(cached(AgentLoader(state.clone())));
-    data.insert(cached(EntryLoader(state.clone())));
-    data.insert(cached(EntityLoader(state.clone())));
-    data.insert(cached(ListingLoader(state.clone())));
-    data.insert(cached(RequestLoader(state.clone())));
-    data.insert(DataLoader::new(
-        ContributionsByTarget(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        ContributionsByEntry(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(EntriesByAgent(state.clone()), tokio::spawn));
-}
-
-/// Empties the id loaders' caches: a subscription delivers each event with fresh reads, not with
-/// what the connection loaded for an earlier one.
-pub fn forget(ctx: &async_graphql::Context<'_>) {
-    fn clear<T: Loader<Uuid>>(ctx: &async_graphql::Context<'_>) {
-        if let Some(loader) = ctx.data_opt::<Cached<T>>() {
-            loader.clear::<Uuid>();
-        }
-    }
-    clear::<PrincipalLoader>(ctx);
-    clear::<AgentLoader>(ctx);
-    clear::<EntryLoader>(ctx);
-    clear::<EntityLoader>(ctx);
-    clear::<ListingLoader>(ctx);
-    clear::<RequestLoader>(ctx);
+pub async fn remember<T: Remembered>(ctx: &async_graphql::Context<'_>, records: &[T])
+where
+    Cached<T::By>: super::request_loaders::PerRequest,
+{
+    super::request_loaders::loader::<Cached<T::By>>(ctx)
+        .feed_many(records.iter().map(|r| (r.key(), r.clone())))
+        .await;
 }

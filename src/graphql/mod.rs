@@ -19,6 +19,7 @@ mod persisted;
 mod principals;
 mod processing;
 mod provenance;
+mod request_loaders;
 mod search;
 mod subscriptions;
 mod terms;
@@ -79,9 +80,10 @@ pub fn build_schema(state: Option<AppState>) -> AppSchema {
 /// What one request (or one WebSocket connection) carries: the caller and fresh loaders.
 pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
     let mut data = async_graphql::Data::default();
-    loaders::install(&mut data, state, &ctx);
-    dealing_loaders::install(&mut data, state, &ctx);
-    provenance::install(&mut data, state);
+    data.insert(request_loaders::RequestLoaders::new(
+        state.clone(),
+        ctx.clone(),
+    ));
     data.insert(ctx);
     data
 }

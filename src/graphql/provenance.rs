@@ -60,18 +60,6 @@ impl Loader<Uuid> for InfluenceByAgent {
     }
 }
 
-pub fn install(data: &mut async_graphql::Data, state: &AppState) {
-    data.insert(DataLoader::new(
-        FieldSourcesByRecord(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(
-        InfluenceByAgent(state.clone()),
-        tokio::spawn,
-    ));
-    data.insert(DataLoader::new(TouchedByAgent(state.clone()), tokio::spawn));
-}
-
 /// A canonical record's provenance.
 pub struct Provenance {
     pub table: CanonicalTable,
@@ -82,7 +70,7 @@ pub struct Provenance {
 impl Provenance {
     /// Which entry and agent set each field's current value, by field name.
     async fn fields(&self, ctx: &Context<'_>) -> Result<Vec<FieldSource>> {
-        let loader = ctx.data_unchecked::<DataLoader<FieldSourcesByRecord>>();
+        let loader = super::request_loaders::loader::<DataLoader<FieldSourcesByRecord>>(ctx);
         Ok(loader
             .load_one((self.table, self.id))
             .await
@@ -106,7 +94,7 @@ impl Provenance {
 impl FieldSource {
     /// The entry whose value the field holds.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
-        let loader = ctx.data_unchecked::<Cached<EntryLoader>>();
+        let loader = super::request_loaders::loader::<Cached<EntryLoader>>(ctx);
         loader
             .load_one(self.space_time_entry_id)
             .await
@@ -120,7 +108,7 @@ impl FieldSource {
 
 /// An agent's influence through the request's loader.
 pub async fn influence_of(ctx: &Context<'_>, agent_id: Uuid) -> Result<AgentInfluence> {
-    let loader = ctx.data_unchecked::<DataLoader<InfluenceByAgent>>();
+    let loader = super::request_loaders::loader::<DataLoader<InfluenceByAgent>>(ctx);
     Ok(loader
         .load_one(agent_id)
         .await
@@ -175,8 +163,7 @@ pub async fn touched_by(
 ) -> Result<Connection<String, TouchedRecord>> {
     let after_given = args.after.is_some();
     let window = touched::window(&args)?;
-    let page = ctx
-        .data_unchecked::<DataLoader<TouchedByAgent>>()
+    let page = super::request_loaders::loader::<DataLoader<TouchedByAgent>>(ctx)
         .load_one((agent_id, window))
         .await
         .map_err(|e| (*e).clone())?

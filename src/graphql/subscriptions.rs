@@ -55,7 +55,7 @@ impl Subscription {
         let changes = changes(ctx).await?;
         Ok(changes.filter_map(move |event| async move {
             let id = events::own_entry(&event, agent_id)?;
-            super::loaders::forget(ctx);
+            super::request_loaders::forget(ctx);
             entries::get(state, id).await.ok()
         }))
     }
@@ -104,7 +104,7 @@ impl Subscription {
         let changes = changes(ctx).await?;
         Ok(changes.filter_map(move |event| async move {
             let id = events::own_message(&event, agent_id)?;
-            super::loaders::forget(ctx);
+            super::request_loaders::forget(ctx);
             messages::get(state, rctx, id).await.ok()
         }))
     }
@@ -116,7 +116,7 @@ async fn change(
     id: Uuid,
     distance_meters: Option<f64>,
 ) -> Option<CanonicalRecordChange> {
-    super::loaders::forget(ctx);
+    super::request_loaders::forget(ctx);
     let record = load_record(ctx, table, id).await.ok()??;
     Some(CanonicalRecordChange {
         table,
