@@ -66,6 +66,16 @@ impl FieldMerger {
         }
     }
 
+    /// The same value written better (`transform::display`): taken whatever the evidence's
+    /// weight, since it changes no fact, and recorded as set by this entry.
+    pub fn reform<T: PartialEq>(&mut self, field: &str, existing: T, better: T) -> T {
+        if existing == better {
+            return existing;
+        }
+        self.record(field);
+        better
+    }
+
     pub fn required<T: PartialEq>(&mut self, field: &str, existing: T, incoming: Option<T>) -> T {
         match self.optional(field, Some(existing), incoming) {
             Some(value) => value,

@@ -38,9 +38,16 @@ pub struct Scored {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatchDecision {
-    NoMatch { best: Option<Scored> },
+    NoMatch {
+        best: Option<Scored>,
+    },
     Match(Scored),
-    Ambiguous(Vec<Scored>),
+    /// Two or more records fit and nothing in the evidence tells them apart: an operator
+    /// decides (`why` says which rule found it).
+    Ambiguous {
+        candidates: Vec<Scored>,
+        why: String,
+    },
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,6 +92,14 @@ pub const SAME_SOURCE_REF_POINTS: f64 = 0.60;
 /// (another website and another phone) do not.
 pub const CONFLICTING_WEBSITE_POINTS: f64 = -0.15;
 pub const CONFLICTING_PHONE_POINTS: f64 = -0.15;
+/// A different phone when the names agree is weak counter-evidence: one guide lists a
+/// restaurant's direct line, another the switchboard of the hotel it is in.
+pub const CONFLICTING_PHONE_SAME_NAME_POINTS: f64 = -0.05;
+/// A shared phone when the names disagree is weak evidence: the venues of one hotel, casino,
+/// mall or practice building share its switchboard (and its address).
+pub const SHARED_PHONE_NAMES_DISAGREE_POINTS: f64 = 0.10;
+/// Within this distance of each other two places are at one address (the first proximity band).
+pub const SAME_ADDRESS_RADIUS_M: f64 = 50.0;
 
 /// The same source record settles an offer on its own.
 pub const OFFER_SAME_SOURCE_REF_POINTS: f64 = 1.0;
@@ -109,13 +124,191 @@ pub fn score_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Scored {
     assess_entity(incoming, candidate).scored
 }
 
+/// The best record for the evidence, if one is clearly it. Before the scores decide, two shapes
+/// of doubt send the evidence to review instead (docs/matching-rules.md, "Ambiguity"): the name
+/// points to one record and the phone or website to another (`split_identity`), or several
+/// branches of one brand are near and nothing picks one (`brand_without_branch`).
 pub fn decide_entity(incoming: &IdentityKeys, candidates: &[Candidate]) -> MatchDecision {
-    decide(
-        candidates
+    let assessments: Vec<Assessment> = candidates
+        .iter()
+        .map(|candidate| assess_entity(incoming, candidate))
+        .collect();
+    let near: Vec<(&Candidate, &Assessment)> = candidates
+        .iter()
+        .zip(&assessments)
+        .filter(|(_, a)| a.distance_m.is_some_and(|d| d <= CANDIDATE_RADIUS_M))
+        .collect();
+    if let Some(doubt) =
+        split_identity(incoming, &near).or_else(|| brand_without_branch(incoming, &near))
+    {
+        return doubt;
+    }
+    decide(assessments)
+}
+
+/// How a candidate's name relates to the evidence's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum NameRelation {
+    /// One of the two has no name.
+    Unknown,
+    Same,
+    Similar,
+    /// One name is the other's words followed by more ("Pizza Express" / "Pizza Express
+    /// Deansgate"): a branch or district appended.
+    Extends,
+    /// Written differently but plainly related ("Bolt Electric" / "Bolt Electrical Services"):
+    /// no name points, but not a disagreement either.
+    Related,
+    Different,
+}
+
+impl NameRelation {
+    fn agrees(self) -> bool {
+        matches!(
+            self,
+            NameRelation::Same | NameRelation::Similar | NameRelation::Extends
+        )
+    }
+}
+
+fn name_relation(incoming: &IdentityKeys, candidate: &IdentityKeys) -> NameRelation {
+    let (Some(ours), Some(theirs)) = (
+        non_empty(&incoming.name_key),
+        non_empty(&candidate.name_key),
+    ) else {
+        return NameRelation::Unknown;
+    };
+    if ours == theirs {
+        NameRelation::Same
+    } else if name_similarity(ours, theirs).is_some() {
+        NameRelation::Similar
+    } else if extends(ours, theirs) || extends(theirs, ours) {
+        NameRelation::Extends
+    } else if related(ours, theirs) {
+        NameRelation::Related
+    } else {
+        NameRelation::Different
+    }
+}
+
+/// The names start alike for most of the shorter one (at least 60% of it and five characters):
+/// "bolt electric" / "bolt electrical services" are related; "savoy grill" / "savoy tea room",
+/// venues that share only their hotel's name, are not.
+fn related(ours: &str, theirs: &str) -> bool {
+    let common = ours
+        .chars()
+        .zip(theirs.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let shorter = ours.chars().count().min(theirs.chars().count());
+    common >= 5 && common as f64 >= 0.6 * shorter as f64
+}
+
+/// `longer` is `shorter`'s words followed by more words; `shorter` has at least two words, so a
+/// generic word ("cafe") never extends into every name that starts with it.
+fn extends(shorter: &str, longer: &str) -> bool {
+    let short: Vec<&str> = shorter.split(' ').collect();
+    let long: Vec<&str> = longer.split(' ').collect();
+    short.len() >= 2 && long.len() > short.len() && long[..short.len()] == short[..]
+}
+
+fn ambiguous(mut found: Vec<&Assessment>, why: &str) -> MatchDecision {
+    found.sort_by(|a, b| best_first(a, b));
+    found.dedup_by_key(|a| a.scored.id);
+    MatchDecision::Ambiguous {
+        candidates: found.into_iter().map(|a| a.scored.clone()).collect(),
+        why: why.to_owned(),
+    }
+}
+
+/// The name says one record, the phone (or the website page) another: two records' facts in
+/// one entry. A phone several nearby records share (a switchboard) identifies none of them, so it
+/// splits nothing.
+fn split_identity(
+    incoming: &IdentityKeys,
+    near: &[(&Candidate, &Assessment)],
+) -> Option<MatchDecision> {
+    let holds = |keys: &IdentityKeys| {
+        (
+            shared(&incoming.phone_key, &keys.phone_key).is_some(),
+            shared(&incoming.website_key, &keys.website_key).is_some(),
+        )
+    };
+    let holders = |phone: bool| {
+        near.iter()
+            .filter(|(c, _)| {
+                let (p, w) = holds(&c.keys);
+                if phone { p } else { w }
+            })
+            .count()
+    };
+    for (by_contact, b) in near {
+        if name_relation(incoming, &by_contact.keys) != NameRelation::Different {
+            continue;
+        }
+        let (phone, page) = holds(&by_contact.keys);
+        let identifies = (phone && holders(true) == 1) || (page && holders(false) == 1);
+        if !identifies {
+            continue;
+        }
+        if let Some((_, a)) = near
             .iter()
-            .map(|candidate| assess_entity(incoming, candidate))
-            .collect(),
-    )
+            .find(|(c, _)| c.id != by_contact.id && name_relation(incoming, &c.keys).agrees())
+        {
+            return Some(ambiguous(
+                vec![a, b],
+                "the name fits one record and the phone or website another",
+            ));
+        }
+    }
+    None
+}
+
+/// Several nearby records carry the evidence's name (or its website's host): branches of one
+/// brand, or a record and its duplicate. The evidence must pick one by branch-level identity: a
+/// phone or website page only that one shares, the same source record, or being at its address
+/// while the others are not. A store-finder page or a brand name between branches picks none.
+fn brand_without_branch(
+    incoming: &IdentityKeys,
+    near: &[(&Candidate, &Assessment)],
+) -> Option<MatchDecision> {
+    let brand: Vec<&(&Candidate, &Assessment)> = near
+        .iter()
+        .filter(|(c, _)| {
+            name_relation(incoming, &c.keys).agrees() || shared_host(incoming, &c.keys).is_some()
+        })
+        .collect();
+    if brand.len() < 2 {
+        return None;
+    }
+    let only_one = |keys: fn(&IdentityKeys) -> &Option<String>, c: &Candidate| {
+        shared(keys(incoming), keys(&c.keys)).is_some()
+            && brand
+                .iter()
+                .filter(|(other, _)| shared(keys(incoming), keys(&other.keys)).is_some())
+                .count()
+                == 1
+    };
+    let at_address = |a: &Assessment| a.distance_m.is_some_and(|d| d <= SAME_ADDRESS_RADIUS_M);
+    let branch_level = brand
+        .iter()
+        .filter(|(c, a)| {
+            shared(&incoming.source_ref_key, &c.keys.source_ref_key).is_some()
+                || only_one(|k| &k.phone_key, c)
+                || (only_one(|k| &k.website_key, c)
+                    && c.keys
+                        .website_key
+                        .as_deref()
+                        .is_some_and(|k| k.contains('/')))
+                || (at_address(a) && brand.iter().filter(|(_, o)| at_address(o)).count() == 1)
+        })
+        .count();
+    (branch_level != 1).then(|| {
+        ambiguous(
+            brand.iter().map(|(_, a)| *a).collect(),
+            "several nearby records share this name or website and nothing in the evidence picks one",
+        )
+    })
 }
 
 pub fn score_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Scored {
@@ -138,12 +331,22 @@ fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
     if let Some(distance) = distance_m {
         evidence.add(proximity_points(distance), None);
     }
-    add_name_evidence(&mut evidence, incoming, &candidate.keys);
+    let names = name_relation(incoming, &candidate.keys);
+    add_name_evidence(&mut evidence, incoming, &candidate.keys, names);
     add_website_evidence(&mut evidence, incoming, &candidate.keys);
     if let Some(phone) = shared(&incoming.phone_key, &candidate.keys.phone_key) {
-        evidence.add(SAME_PHONE_POINTS, Some(format!("phone {phone}")));
+        if names == NameRelation::Different {
+            evidence.add(
+                SHARED_PHONE_NAMES_DISAGREE_POINTS,
+                Some(format!(
+                    "phone {phone} shared by another name (a switchboard?)"
+                )),
+            );
+        } else {
+            evidence.add(SAME_PHONE_POINTS, Some(format!("phone {phone}")));
+        }
     }
-    add_conflict_evidence(&mut evidence, incoming, &candidate.keys);
+    add_conflict_evidence(&mut evidence, incoming, &candidate.keys, names);
     let same_source_ref = add_source_ref_evidence(
         &mut evidence,
         shared(&incoming.source_ref_key, &candidate.keys.source_ref_key),
@@ -189,22 +392,36 @@ fn assess_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Assessment 
     evidence.into_assessment(candidate.id, distance_m, may_win)
 }
 
-fn add_name_evidence(evidence: &mut Evidence, incoming: &IdentityKeys, candidate: &IdentityKeys) {
+fn add_name_evidence(
+    evidence: &mut Evidence,
+    incoming: &IdentityKeys,
+    candidate: &IdentityKeys,
+    relation: NameRelation,
+) {
     let (Some(ours), Some(theirs)) = (
         non_empty(&incoming.name_key),
         non_empty(&candidate.name_key),
     ) else {
         return;
     };
-    if ours == theirs {
-        evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")));
-    } else if let Some(similarity) = name_similarity(ours, theirs) {
-        evidence.add(
+    match relation {
+        NameRelation::Same => evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'"))),
+        NameRelation::Similar => {
+            let similarity = strsim::jaro_winkler(ours, theirs);
+            evidence.add(
+                SIMILAR_NAME_POINTS,
+                Some(format!(
+                    "similar name '{ours}' ~ '{theirs}' ({similarity:.2})"
+                )),
+            );
+        }
+        NameRelation::Extends => evidence.add(
             SIMILAR_NAME_POINTS,
             Some(format!(
-                "similar name '{ours}' ~ '{theirs}' ({similarity:.2})"
+                "name '{ours}' ~ '{theirs}' (one extends the other)"
             )),
-        );
+        ),
+        NameRelation::Related | NameRelation::Different | NameRelation::Unknown => {}
     }
 }
 
@@ -239,6 +456,7 @@ fn add_conflict_evidence(
     evidence: &mut Evidence,
     incoming: &IdentityKeys,
     candidate: &IdentityKeys,
+    names: NameRelation,
 ) {
     if let (Some(a), Some(b)) = (&incoming.website_host, &candidate.website_host)
         && a != b
@@ -251,10 +469,12 @@ fn add_conflict_evidence(
     if let (Some(a), Some(b)) = (&incoming.phone_key, &candidate.phone_key)
         && a != b
     {
-        evidence.add(
-            CONFLICTING_PHONE_POINTS,
-            Some(format!("different phones {a} / {b}")),
-        );
+        let points = if names.agrees() {
+            CONFLICTING_PHONE_SAME_NAME_POINTS
+        } else {
+            CONFLICTING_PHONE_POINTS
+        };
+        evidence.add(points, Some(format!("different phones {a} / {b}")));
     }
 }
 
@@ -345,12 +565,13 @@ fn decide(mut assessments: Vec<Assessment>) -> MatchDecision {
         [first, second, ..] if clearly_ahead(first, second) => MatchDecision::Match(first.clone()),
         [first, ..] => {
             let top_score = first.score;
-            MatchDecision::Ambiguous(
-                contenders
+            MatchDecision::Ambiguous {
+                candidates: contenders
                     .into_iter()
                     .take_while(|other| !clearly_ahead_by(top_score, other.score))
                     .collect(),
-            )
+                why: "several records fit this evidence about equally well".to_owned(),
+            }
         }
     }
 }
@@ -622,7 +843,10 @@ mod tests {
         let nearer = candidate(8, 20.0, &named("Old Bakery"));
         let farther = candidate(9, 120.0, &named("The Old Bakery Ltd"));
         let decision = decide_entity(&incoming.keys(), &[farther, nearer]);
-        let MatchDecision::Ambiguous(tied) = decision else {
+        let MatchDecision::Ambiguous {
+            candidates: tied, ..
+        } = decision
+        else {
             panic!("expected Ambiguous, got {decision:?}");
         };
         let ids: Vec<Uuid> = tied.iter().map(|scored| scored.id).collect();
@@ -637,7 +861,10 @@ mod tests {
         let same_name = candidate(10, 40.0, &named("Old Bakery"));
         let similar_name = candidate(11, 30.0, &named("Olde Bakery"));
         let decision = decide_entity(&incoming.keys(), &[same_name, similar_name]);
-        let MatchDecision::Ambiguous(tied) = decision else {
+        let MatchDecision::Ambiguous {
+            candidates: tied, ..
+        } = decision
+        else {
             panic!("expected Ambiguous, got {decision:?}");
         };
         let scores: Vec<f64> = tied.iter().map(|scored| scored.score).collect();
@@ -978,7 +1205,10 @@ mod tests {
                 offer(39, 10.0, listing(Some(1), "Boiler service", None)),
             ],
         );
-        let MatchDecision::Ambiguous(tied) = decision else {
+        let MatchDecision::Ambiguous {
+            candidates: tied, ..
+        } = decision
+        else {
             panic!("expected Ambiguous, got {decision:?}");
         };
         assert_eq!(tied.len(), 2);
@@ -1059,5 +1289,185 @@ mod tests {
             ),
             "one contradiction does not outweigh the same name on the same spot"
         );
+    }
+
+    // Ambiguity and venues sharing one address (docs/matching-rules.md, "Ambiguity").
+
+    fn phoned<'a>(name: &'a str, phone: &'a str) -> Business<'a> {
+        Business {
+            phone: Some(phone),
+            ..named(name)
+        }
+    }
+
+    fn ambiguous_ids(decision: &MatchDecision) -> Vec<Uuid> {
+        match decision {
+            MatchDecision::Ambiguous { candidates, .. } => {
+                let mut ids: Vec<Uuid> = candidates.iter().map(|s| s.id).collect();
+                ids.sort();
+                ids
+            }
+            other => panic!("expected Ambiguous, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_venue_sharing_its_hotel_switchboard_is_not_merged_into_another_venue() {
+        let incoming = phoned("Thames Foyer at The Savoy", "020 7946 0000");
+        let grill = candidate(20, 10.0, &phoned("The Savoy Grill", "020 7946 0000"));
+        let decision = decide_entity(&incoming.keys(), &[grill]);
+        assert_no_match(&decision);
+        let scored = score_entity(
+            &incoming.keys(),
+            &candidate(20, 10.0, &phoned("The Savoy Grill", "020 7946 0000")),
+        );
+        assert_eq!(scored.score, 0.40, "{scored:?}");
+    }
+
+    #[test]
+    fn the_same_restaurant_with_its_direct_line_and_the_switchboard_still_matches() {
+        let incoming = phoned("Savoy Grill", "020 7946 0000");
+        let listed = candidate(21, 120.0, &phoned("The Savoy Grill", "020 7946 0123"));
+        let decision = decide_entity(&incoming.keys(), &[listed]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(21)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn one_record_s_name_with_another_record_s_phone_goes_to_review() {
+        let incoming = phoned("Acme Plumbing", "0161 496 0777");
+        let by_name = candidate(22, 100.0, &phoned("Acme Plumbing", "0161 496 0001"));
+        let by_phone = candidate(23, 300.0, &phoned("Bolt Heating", "0161 496 0777"));
+        let decision = decide_entity(&incoming.keys(), &[by_name, by_phone]);
+        assert_eq!(
+            ambiguous_ids(&decision),
+            [Uuid::from_u128(22), Uuid::from_u128(23)]
+        );
+    }
+
+    #[test]
+    fn a_switchboard_several_venues_share_splits_nothing() {
+        let incoming = phoned("Savoy Grill", "020 7946 0000");
+        let grill = candidate(24, 15.0, &named("Savoy Grill"));
+        let bar = candidate(25, 20.0, &phoned("American Bar", "020 7946 0000"));
+        let foyer = candidate(26, 25.0, &phoned("Thames Foyer", "020 7946 0000"));
+        let decision = decide_entity(&incoming.keys(), &[grill, bar, foyer]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(24)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn a_brand_name_between_branches_goes_to_review() {
+        let incoming = named("Pizza Express");
+        let deansgate = candidate(27, 600.0, &named("Pizza Express Deansgate"));
+        let piccadilly = candidate(28, 700.0, &named("Pizza Express Piccadilly"));
+        let decision = decide_entity(&incoming.keys(), &[deansgate, piccadilly]);
+        assert_eq!(
+            ambiguous_ids(&decision),
+            [Uuid::from_u128(27), Uuid::from_u128(28)]
+        );
+    }
+
+    #[test]
+    fn a_store_finder_page_naming_no_branch_goes_to_review() {
+        let incoming = Business {
+            website: Some("https://www.pizzaexpress.example/restaurants"),
+            ..named("Pizza Express")
+        };
+        let branch = |id, distance, page| {
+            candidate(
+                id,
+                distance,
+                &Business {
+                    website: Some(page),
+                    phone: None,
+                    ..named("Pizza Express")
+                },
+            )
+        };
+        let decision = decide_entity(
+            &incoming.keys(),
+            &[
+                branch(29, 250.0, "https://www.pizzaexpress.example/deansgate"),
+                branch(30, 480.0, "https://www.pizzaexpress.example/piccadilly"),
+            ],
+        );
+        assert_eq!(
+            ambiguous_ids(&decision),
+            [Uuid::from_u128(29), Uuid::from_u128(30)]
+        );
+    }
+
+    #[test]
+    fn a_branch_re_sighted_with_its_own_phone_or_at_its_address_matches_that_branch() {
+        let deansgate = || candidate(31, 40.0, &phoned("Pizza Express", "0161 496 0101"));
+        let piccadilly = || candidate(32, 900.0, &phoned("Pizza Express", "0161 496 0202"));
+        // Seen 120 m from Piccadilly with Piccadilly's number.
+        let by_phone = phoned("Pizza Express", "0161 496 0202");
+        let decision = decide_entity(
+            &by_phone.keys(),
+            &[
+                candidate(31, 800.0, &phoned("Pizza Express", "0161 496 0101")),
+                candidate(32, 120.0, &phoned("Pizza Express", "0161 496 0202")),
+            ],
+        );
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(32)),
+            "{decision:?}"
+        );
+        // At one branch's address with the other's number: the evidence contradicts itself.
+        let decision = decide_entity(&by_phone.keys(), &[deansgate(), piccadilly()]);
+        assert!(
+            matches!(decision, MatchDecision::Ambiguous { .. }),
+            "{decision:?}"
+        );
+        let at_address = named("Pizza Express");
+        let decision = decide_entity(&at_address.keys(), &[deansgate(), piccadilly()]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(31)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn a_district_appended_to_a_name_still_counts_as_the_name() {
+        let incoming = named("Rowbotham & Illingworth - Chorlton");
+        let record = candidate(33, 30.0, &named("Rowbotham and Illingworth"));
+        let decision = decide_entity(&incoming.keys(), &[record]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(33)),
+            "{decision:?}"
+        );
+    }
+
+    #[test]
+    fn legal_forms_and_connectors_across_languages_match_the_plain_name() {
+        for (incoming, record) in [
+            ("Müller und Söhne GmbH", "Muller & Sohne"),
+            ("Dupont et Fils SARL", "Dupont & Fils"),
+            ("Janssen en Zonen B.V.", "Janssen and Zonen"),
+            ("Hermanos y Primos S.L.", "Hermanos & Primos"),
+            ("Rossi e Figli S.r.l.", "Rossi & Figli"),
+            ("Outback Tours Pty Ltd", "Outback Tours"),
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(34, 120.0, &named(record))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(34)),
+                "{incoming}: {decision:?}"
+            );
+        }
     }
 }

@@ -17,6 +17,7 @@
 //! - [`ranker`] computes a record's scores.
 //! - [`usefulness`] judges a draft entry against its context rubric before it is posted.
 
+pub mod display;
 pub mod extract;
 pub mod fields;
 pub mod matching;

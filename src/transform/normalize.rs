@@ -100,13 +100,20 @@ pub fn phone_key(raw: &str, country_code: Option<&str>) -> Option<String> {
 /// A name made only of such words keeps them all, so that any name with
 /// letters still has a key.
 pub fn name_key(raw: &str) -> String {
-    let all_words = words(raw);
+    let all_words = with_and(words(raw));
     let core = without_legal_form_suffixes(without_leading_article(&all_words));
     if core.is_empty() {
         all_words.join(" ")
     } else {
         core.join(" ")
     }
+}
+
+/// Whether a name ends in a legal form ("Acme Ltd", "Müller GmbH & Co. KG").
+pub fn has_legal_form(raw: &str) -> bool {
+    let all_words = with_and(words(raw));
+    let core = without_legal_form_suffixes(&all_words);
+    !core.is_empty() && core.len() < all_words.len()
 }
 
 /// Listing or request title for comparison: accents folded, lowercase,
@@ -275,6 +282,21 @@ fn is_combining_mark(c: char) -> bool {
         | '\u{1DC0}'..='\u{1DFF}'
         | '\u{20D0}'..='\u{20FF}'
         | '\u{FE20}'..='\u{FE2F}')
+}
+
+/// "and" as the languages served write it, between two words: "Müller und Söhne", "Dupont et
+/// Fils", "Janssen en Zonen", "Hermanos y Primos", "Rossi e Figli". Only between words, so a
+/// name that is a single letter ("Y Bar") or ends in one keeps it.
+const AND_WORDS: &[&str] = &["et", "und", "en", "y", "e", "i", "og", "och"];
+
+fn with_and(mut words: Vec<String>) -> Vec<String> {
+    let last = words.len().saturating_sub(1);
+    for (position, word) in words.iter_mut().enumerate() {
+        if position > 0 && position < last && AND_WORDS.contains(&word.as_str()) {
+            *word = "and".to_owned();
+        }
+    }
+    words
 }
 
 fn without_leading_article(words: &[String]) -> &[String] {
@@ -520,6 +542,25 @@ mod tests {
     #[test]
     fn name_reads_ampersand_as_and() {
         assert_eq!(name_key("Fish & Chips Co"), "fish and chips");
+        assert_eq!(
+            name_key("Müller und Söhne GmbH"),
+            name_key("Muller & Sohne")
+        );
+        assert_eq!(name_key("Dupont et Fils SARL"), name_key("Dupont & Fils"));
+        assert_eq!(
+            name_key("Janssen en Zonen B.V."),
+            name_key("Janssen & Zonen")
+        );
+        assert_eq!(
+            name_key("Hermanos y Primos S.L."),
+            name_key("Hermanos & Primos")
+        );
+        assert_eq!(
+            name_key("Rossi e Figli S.r.l."),
+            name_key("Rossi and Figli")
+        );
+        assert_eq!(name_key("Y Bar"), "y bar");
+        assert_eq!(name_key("Cafe E"), "cafe e");
         assert_eq!(name_key("Fish and Chips"), "fish and chips");
     }
 

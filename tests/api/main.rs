@@ -18,6 +18,7 @@ mod graphql_documents;
 mod graphql_graph;
 mod graphql_limits;
 mod graphql_statements;
+mod matching_quality;
 mod mcp;
 mod principals;
 mod provenance;

@@ -14,8 +14,8 @@ use crate::transform::extract::{self, EntityDraft};
 use crate::transform::fields::{FieldMerger, initial_evidence};
 use crate::transform::matching::{self, Candidate, IdentityKeys, MatchDecision, Scored};
 use crate::transform::merge::{FieldEvidence, MergeIntent};
-use crate::transform::normalize;
 use crate::transform::ranker::AgentEvidence;
+use crate::transform::{display, normalize};
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -73,9 +73,10 @@ pub async fn find(
         MatchDecision::NoMatch { best } => {
             Found::Nothing(json!({"best_candidate": best.as_ref().map(scored_json)}))
         }
-        MatchDecision::Ambiguous(all) => {
-            Found::Ambiguous(json!({"candidates": all.iter().map(scored_json).collect::<Vec<_>>()}))
-        }
+        MatchDecision::Ambiguous { candidates, why } => Found::Ambiguous(json!({
+            "why": why,
+            "candidates": candidates.iter().map(scored_json).collect::<Vec<_>>(),
+        })),
     })
 }
 
@@ -114,10 +115,8 @@ pub async fn apply(
         }
         Found::Record(id, meta) => (id, meta),
         Found::Ambiguous(meta) => {
-            return Ok(Decision::review(
-                "several entities match this evidence equally well",
-                meta,
-            ));
+            let why = meta["why"].as_str().unwrap_or("several entities fit");
+            return Ok(Decision::review(&format!("ambiguous: {why}"), meta));
         }
         Found::Nothing(meta) => {
             return Ok(match (intent, draft) {
@@ -180,8 +179,10 @@ pub fn created_write(
     let d = draft.clone();
     EntityWrite {
         entity_type: d.entity_type,
-        display_name: d.display_name,
-        legal_name: d.legal_name,
+        legal_name: d.legal_name.or_else(|| {
+            normalize::has_legal_form(&d.display_name).then(|| display::tidy(&d.display_name))
+        }),
+        display_name: display::tidy(&d.display_name),
         description: d.common.description,
         website_url: d.website_url,
         email: d.email,
@@ -269,10 +270,26 @@ pub fn merged_write(
         (e.location_lat, e.location_lng),
         Some((entry.latitude, entry.longitude)),
     );
+    let incoming_name = display::tidy(&d.display_name);
+    let legal_name = d
+        .legal_name
+        .clone()
+        .or_else(|| normalize::has_legal_form(&incoming_name).then(|| incoming_name.clone()));
+    // The same name written another way changes no fact: the better-formed variant stays.
+    let display_name =
+        if normalize::name_key(&incoming_name) == normalize::name_key(&e.display_name) {
+            if display::better_formed(&incoming_name, &e.display_name) {
+                m.reform("display_name", e.display_name, incoming_name)
+            } else {
+                e.display_name
+            }
+        } else {
+            m.required("display_name", e.display_name, Some(incoming_name))
+        };
     let mut write = EntityWrite {
         entity_type: m.required("entity_type", e.entity_type, Some(d.entity_type)),
-        display_name: m.required("display_name", e.display_name, Some(d.display_name)),
-        legal_name: m.optional("legal_name", e.legal_name, d.legal_name),
+        display_name,
+        legal_name: m.optional("legal_name", e.legal_name, legal_name),
         description: m.optional("description", e.description, d.common.description),
         website_url: m.optional("website_url", e.website_url, d.website_url),
         email: m.optional("email", e.email, d.email),

@@ -82,8 +82,8 @@ pub async fn apply(
             best.id,
             json!({"match": {"id": best.id, "score": best.score, "reasons": best.reasons}}),
         ),
-        MatchDecision::Ambiguous(all) => {
-            let ids: Vec<Uuid> = all.iter().map(|s| s.id).collect();
+        MatchDecision::Ambiguous { candidates, .. } => {
+            let ids: Vec<Uuid> = candidates.iter().map(|s| s.id).collect();
             return Ok(Decision::review(
                 "several records match this evidence equally well",
                 json!({"candidates": ids}),
