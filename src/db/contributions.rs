@@ -122,3 +122,20 @@ pub async fn for_entries(
     .fetch_all(pool)
     .await
 }
+
+/// How many distinct agents' entries have contributed to a record (its corroboration).
+pub async fn contributing_agents(
+    conn: &mut sqlx::PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(DISTINCT e.agent_id) FROM canonical_link_contributions c
+         JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
+         WHERE c.target_canonical_table = $1 AND c.target_canonical_id = $2",
+    )
+    .bind(table.as_str())
+    .bind(id)
+    .fetch_one(conn)
+    .await
+}

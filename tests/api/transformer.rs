@@ -1012,3 +1012,82 @@ async fn an_agent_declaring_itself_reputable_gains_nothing_while_corroboration_c
         "corroboration raised confidence: {before} -> {after}"
     );
 }
+
+#[tokio::test]
+async fn another_agent_replacing_an_established_identity_goes_to_review() {
+    let s = setup().await;
+    let (_, carol) = s.app.register("Carol Overwriter").await;
+    let facts = json!({"phone": "0161 496 0440", "website_url": "https://established.example"});
+    let created = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Established Bakery", LAT, LNG, facts.clone()),
+        )
+        .await;
+    let id = canonical_id(&created);
+    // Bob corroborates: two agents now stand behind the record.
+    let corroborated = s
+        .app
+        .publish(
+            &s.bob,
+            &s.admin,
+            entity_entry("Established Bakery", LAT, LNG, facts),
+        )
+        .await;
+    assert_eq!(corroborated["canonical_id"], id.as_str());
+
+    // Carol, however confident and even as a correction, does not overwrite the phone.
+    let mut hostile = entity_entry(
+        "Established Bakery",
+        LAT,
+        LNG,
+        json!({"phone": "0161 496 0999", "website_url": "https://established.example"}),
+    );
+    hostile["entry_intent"] = json!("correct");
+    hostile["score_confidence"] = json!(1.0);
+    hostile["observed_at_tstamp_utc"] = json!("2026-11-20T10:00:00Z");
+    hostile["target_canonical_table"] = json!("canonical.entities");
+    hostile["target_canonical_id"] = json!(id);
+    let r = s.app.publish(&carol, &s.admin, hostile).await;
+    assert_eq!(r["status"], "review_required", "{r}");
+    assert!(r["reason"].as_str().unwrap().contains("phone"), "{r}");
+    let phone: String =
+        sqlx::query_scalar("SELECT phone FROM canonical.entities WHERE id = $1::uuid")
+            .bind(&id)
+            .fetch_one(s.app.pool())
+            .await
+            .unwrap();
+    assert_eq!(phone, "0161 496 0440");
+
+    // Moving it 500 m is a replacement too.
+    let (far_lat, far_lng) = east(LAT, LNG, 500.0);
+    let mut moved = entity_entry("Established Bakery", far_lat, far_lng, json!({}));
+    moved["target_canonical_table"] = json!("canonical.entities");
+    moved["target_canonical_id"] = json!(id);
+    moved["observed_at_tstamp_utc"] = json!("2026-11-21T10:00:00Z");
+    moved["score_confidence"] = json!(1.0);
+    let r = s.app.publish(&carol, &s.admin, moved).await;
+    assert_eq!(r["status"], "review_required", "{r}");
+
+    // The agent that set the phone may correct its own fact; filling a gap is no replacement.
+    let mut own = entity_entry(
+        "Established Bakery",
+        LAT,
+        LNG,
+        json!({"phone": "0161 496 0441", "email": "hello@established.example"}),
+    );
+    own["observed_at_tstamp_utc"] = json!("2026-11-22T10:00:00Z");
+    let r = s.app.publish(&s.alice, &s.admin, own).await;
+    assert_eq!(r["link_type"], "updated", "{r}");
+    let mut filler = entity_entry(
+        "Established Bakery",
+        LAT,
+        LNG,
+        json!({"description": "Sourdough since 1990"}),
+    );
+    filler["observed_at_tstamp_utc"] = json!("2026-11-23T10:00:00Z");
+    let r = s.app.publish(&carol, &s.admin, filler).await;
+    assert_eq!(r["link_type"], "updated", "{r}");
+}

@@ -359,7 +359,22 @@ async fn merge(
     meta: Value,
 ) -> AppResult<Decision> {
     let id = locked.record.id;
+    let before = Identity::of(&locked.record);
+    let setters = locked.field_evidence.clone();
     let (write, changed, keys) = merged_write(locked, entry, draft);
+    let replaced = replaced_identity(&before, &write, &setters, entry.agent_id);
+    if !replaced.is_empty()
+        && crate::db::contributions::contributing_agents(conn, TABLE, id).await?
+            >= ESTABLISHED_BY_AGENTS
+    {
+        return Ok(Decision::review(
+            &format!(
+                "would replace the established {} of a record other agents corroborate",
+                replaced.join(", ")
+            ),
+            json!({"candidates": [{"id": id}], "fields": replaced}),
+        ));
+    }
     if !changed.is_empty() {
         db::update(conn, id, &write).await?;
     }
@@ -373,6 +388,74 @@ async fn merge(
         },
     );
     Ok(Decision::merged(TABLE, id, entry, changed, &meta))
+}
+
+/// A record is established once this many distinct agents have contributed to it.
+pub const ESTABLISHED_BY_AGENTS: i64 = 2;
+/// A move of the location farther than this replaces where the business is.
+pub const ESTABLISHED_LOCATION_MOVE_M: f64 = 100.0;
+
+/// The identity fields of a record, as keys (what a replacement is judged on).
+pub struct Identity {
+    name_key: String,
+    website_key: Option<String>,
+    phone_key: Option<String>,
+    location: (f64, f64),
+}
+
+impl Identity {
+    fn of(e: &Entity) -> Identity {
+        let keys = entity_keys(
+            Some(&e.display_name),
+            e.website_url.as_deref(),
+            e.phone.as_deref(),
+            e.country_code.as_deref(),
+            None,
+        );
+        Identity {
+            name_key: keys.name_key.unwrap_or_default(),
+            website_key: keys.website_key,
+            phone_key: keys.phone_key,
+            location: (e.location_lat, e.location_lng),
+        }
+    }
+}
+
+/// The identity fields a merge would replace (not fill) that another agent set: the name (another
+/// name key), the website, the phone, or the location moved more than 100 m. Adversarial
+/// evidence, or a real change, either way for an operator when the record is established.
+fn replaced_identity(
+    before: &Identity,
+    after: &EntityWrite,
+    setters: &Value,
+    agent: Uuid,
+) -> Vec<&'static str> {
+    let set_by_other = |field: &str| {
+        setters
+            .get(field)
+            .and_then(|e| e.get("agent_id"))
+            .and_then(Value::as_str)
+            .is_none_or(|setter| setter != agent.to_string())
+    };
+    let mut replaced = Vec::new();
+    if !before.name_key.is_empty() && after.name_key != before.name_key {
+        replaced.push("display_name");
+    }
+    if before.website_key.is_some() && after.website_key != before.website_key {
+        replaced.push("website_url");
+    }
+    if before.phone_key.is_some() && after.phone_key != before.phone_key {
+        replaced.push("phone");
+    }
+    let moved = crate::domain::geo::sphere_distance_m(
+        before.location,
+        (after.location_lat, after.location_lng),
+    );
+    if moved > ESTABLISHED_LOCATION_MOVE_M {
+        replaced.push("location");
+    }
+    replaced.retain(|field| set_by_other(field));
+    replaced
 }
 
 pub fn links_json(links: &[crate::db::entities::LinkUrl]) -> Vec<Value> {
