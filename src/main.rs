@@ -52,6 +52,20 @@ enum Admin {
         #[arg(long)]
         status: String,
     },
+    /// Resolve an entry waiting for review, as the operator whose admin key is in
+    /// STRS_ADMIN_API_KEY (the same service as POST /api/v1/review-queue/{id}/resolution).
+    ResolveReview {
+        #[arg(long)]
+        entry_id: Uuid,
+        /// is_record, is_new or reject.
+        #[arg(long)]
+        resolution: String,
+        /// With is_record: the record the entry is about.
+        #[arg(long)]
+        canonical_id: Option<Uuid>,
+        #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
 }
 
 #[tokio::main]
@@ -96,6 +110,28 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
                 .map_err(into_anyhow)?;
             println!("agent_id: {}", created.agent.id);
             println!("api_key (shown once, store it now): {}", created.api_key);
+        }
+        Admin::ResolveReview {
+            entry_id,
+            resolution,
+            canonical_id,
+            api_key,
+        } => {
+            let actor = services::auth::authenticate(state, &api_key)
+                .await
+                .map_err(into_anyhow)?;
+            let ctx = spacetime_records::ctx::Ctx {
+                actor: Some(actor),
+                ..Default::default()
+            };
+            let input = spacetime_records::records::review::ReviewResolutionInput {
+                resolution: resolution.parse().map_err(anyhow::Error::msg)?,
+                canonical_id,
+            };
+            let result = services::review::resolve(state, &ctx, entry_id, &input, &["args"])
+                .await
+                .map_err(into_anyhow)?;
+            println!("{}", serde_json::to_string_pretty(&result)?);
         }
         Admin::SetAgentStatus { agent_id, status } => {
             let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;

@@ -231,6 +231,8 @@ pub struct Outcome<'a> {
     pub reason: Option<&'a str>,
     pub error: Option<&'a str>,
     pub run_id: Uuid,
+    /// What a reviewer needs (only for entries sent to review).
+    pub review: Option<&'a serde_json::Value>,
 }
 
 /// The outcomes of a whole transformer batch in one statement.
@@ -244,9 +246,10 @@ pub async fn record_outcomes(
     sqlx::query(
         "UPDATE space_time_entries e SET status = o.status, canonical_table = o.canonical_table,
              canonical_id = o.canonical_id, link_type = o.link_type, processing_reason = o.reason,
-             processing_error = o.error, transformer_run_id = o.run_id, processed_at_tstamp_utc = now()
-         FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[])
-             AS o(id, status, canonical_table, canonical_id, link_type, reason, error, run_id)
+             processing_error = o.error, transformer_run_id = o.run_id, processed_at_tstamp_utc = now(),
+             review = o.review
+         FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::jsonb[])
+             AS o(id, status, canonical_table, canonical_id, link_type, reason, error, run_id, review)
          WHERE e.id = o.id",
     )
     .bind(outcomes.iter().map(|(id, _)| *id).collect::<Vec<_>>())
@@ -257,6 +260,7 @@ pub async fn record_outcomes(
     .bind(outcomes.iter().map(|(_, o)| o.reason).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.error).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.run_id).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.review).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())
@@ -272,4 +276,29 @@ pub async fn attachment_media_type(
     .bind(sha256)
     .fetch_optional(pool)
     .await
+}
+
+/// An entry's review details (why, candidates, resolution), if it was ever sent to review.
+pub async fn review_of(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<serde_json::Value>, sqlx::Error> {
+    sqlx::query_scalar("SELECT review FROM space_time_entries WHERE id = $1")
+        .bind(id)
+        .fetch_one(conn)
+        .await
+}
+
+/// Keeps the review details (with the resolution) after the outcome was recorded.
+pub async fn set_review(
+    conn: &mut PgConnection,
+    id: Uuid,
+    review: &serde_json::Value,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE space_time_entries SET review = $2 WHERE id = $1")
+        .bind(id)
+        .bind(review)
+        .execute(conn)
+        .await?;
+    Ok(())
 }

@@ -20,6 +20,7 @@ pub mod provenance;
 pub mod ranker;
 pub mod rate_limits;
 pub mod requests;
+pub mod review;
 pub mod signals;
 pub mod signatures;
 pub mod terms;

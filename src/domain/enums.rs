@@ -152,3 +152,9 @@ pub mod scopes {
         vec![ENTRIES_WRITE.to_string()]
     }
 }
+
+string_enum!(
+    /// An operator's answer to an entry in review: it is the named record, it is a new record,
+    /// or it is rejected.
+    ReviewResolution { IsRecord => "is_record", IsNew => "is_new", Reject => "reject" }
+);

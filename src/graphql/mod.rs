@@ -20,6 +20,7 @@ mod principals;
 mod processing;
 mod provenance;
 mod request_loaders;
+mod review;
 mod search;
 mod subscriptions;
 mod terms;
@@ -46,6 +47,7 @@ pub struct Query(
     node::NodeQuery,
     nearby::NearbyQuery,
     within::WithinQuery,
+    review::ReviewQuery,
 );
 
 #[derive(MergedObject, Default)]
@@ -58,6 +60,7 @@ pub struct Mutation(
     messages::MessageMutation,
     terms::TermsMutation,
     certificates::CertificateMutation,
+    review::ReviewMutation,
 );
 
 pub type AppSchema = Schema<Query, Mutation, subscriptions::Subscription>;

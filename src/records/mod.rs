@@ -20,4 +20,5 @@ pub mod geojson;
 pub mod messages;
 pub mod processing;
 pub mod provenance;
+pub mod review;
 pub mod terms;

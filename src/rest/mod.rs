@@ -17,6 +17,7 @@ mod principals;
 mod processing;
 mod provenance;
 mod public;
+mod review;
 mod search;
 mod terms;
 
@@ -121,6 +122,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(provenance::listing_provenance))
         .routes(routes!(provenance::request_provenance))
         .routes(routes!(canonical::list_contributions))
+        .routes(routes!(review::queue))
+        .routes(routes!(review::resolve))
         .routes(routes!(processing::process_pending))
         .routes(routes!(processing::process_entry))
         .routes(routes!(processing::rank_entity))

@@ -19,6 +19,7 @@ pub mod principals;
 pub mod provenance;
 pub mod ranker;
 pub mod rate_limit;
+pub mod review;
 pub mod search;
 pub mod signals;
 pub mod terms;

@@ -22,6 +22,7 @@ mod matching_quality;
 mod mcp;
 mod principals;
 mod provenance;
+mod review;
 mod search;
 mod spatial;
 mod status;

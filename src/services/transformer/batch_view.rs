@@ -34,6 +34,17 @@ pub struct BatchView {
     reputations: HashMap<Uuid, f64>,
     /// Identity keys computed while fetching (phone parsing is the costly part), per entry id.
     keys: HashMap<Uuid, IdentityKeys>,
+    /// Set when an operator resolves a reviewed entry: the decision is theirs, not the rules'.
+    pub operator: Option<OperatorDecision>,
+}
+
+/// What an operator decided about an entry the transformer sent to review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperatorDecision {
+    /// The entry is about this record (its target is set to it).
+    IsRecord,
+    /// The entry is about a record the service does not have yet.
+    IsNew,
 }
 
 impl BatchView {

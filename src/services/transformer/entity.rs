@@ -1,7 +1,7 @@
 //! Entity entries: find the record the evidence is about (or decide there is none), then create,
 //! merge, verify, claim or withdraw, as the entry's intent says.
 
-use super::batch_view::BatchView;
+use super::batch_view::{BatchView, OperatorDecision};
 use super::keys::entity_keys;
 use super::outcome::Decision;
 use super::ownership;
@@ -95,7 +95,9 @@ pub async fn apply(
         Err(reason) if needs_content => return Ok(Decision::rejected(&reason)),
         Err(_) => None,
     };
+    let operator_says_new = view.operator == Some(OperatorDecision::IsNew);
     let found = match (entry.target_canonical_id, &draft) {
+        (None, Some(_)) if operator_says_new => Found::Nothing(json!({"operator": "is new"})),
         (Some(id), _) => Found::Record(id, json!({"target": "supplied by the service"})),
         (None, Some(draft)) => {
             let keys = view.entity_keys(entry, draft);
@@ -121,6 +123,9 @@ pub async fn apply(
         Found::Nothing(meta) => {
             return Ok(match (intent, draft) {
                 (EntryIntent::Observe | EntryIntent::Submit, Some(draft)) => {
+                    create(conn, view, entry, &draft, meta).await?
+                }
+                (_, Some(draft)) if operator_says_new => {
                     create(conn, view, entry, &draft, meta).await?
                 }
                 _ => Decision::review(
@@ -364,6 +369,7 @@ async fn merge(
     let (write, changed, keys) = merged_write(locked, entry, draft);
     let replaced = replaced_identity(&before, &write, &setters, entry.agent_id);
     if !replaced.is_empty()
+        && view.operator.is_none()
         && crate::db::contributions::contributing_agents(conn, TABLE, id).await?
             >= ESTABLISHED_BY_AGENTS
     {

@@ -27,6 +27,7 @@ use crate::state::AppState;
 use crate::transform::{TRANSFORMER_NAME, TRANSFORMER_VERSION};
 use batch_view::BatchView;
 use outcome::Decision;
+use serde_json::json;
 use sqlx::{Acquire, PgConnection};
 use uuid::Uuid;
 
@@ -262,6 +263,10 @@ async fn decide_carefully(
     }
 }
 
+fn operator_says_new(view: &BatchView) -> bool {
+    view.operator == Some(batch_view::OperatorDecision::IsNew)
+}
+
 async fn decide_and_apply(
     conn: &mut PgConnection,
     view: &mut BatchView,
@@ -283,8 +288,130 @@ async fn decide_and_apply(
     }
     match entry.entry_type {
         EntryType::Entity => entity::apply(conn, view, entry).await,
-        EntryType::Listing => offer::apply(conn, entry, CanonicalTable::Listings).await,
-        EntryType::Request => offer::apply(conn, entry, CanonicalTable::Requests).await,
+        EntryType::Listing => {
+            offer::apply(
+                conn,
+                entry,
+                CanonicalTable::Listings,
+                operator_says_new(view),
+            )
+            .await
+        }
+        EntryType::Request => {
+            offer::apply(
+                conn,
+                entry,
+                CanonicalTable::Requests,
+                operator_says_new(view),
+            )
+            .await
+        }
         EntryType::Observation => observation::apply(conn, view, entry).await,
     }
+}
+
+/// An operator's answer to an entry the transformer sent to review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    /// The entry is about this record: it is applied to it as an update or supporting evidence.
+    IsRecord(Uuid),
+    /// The entry is about a record the service does not have: one is created from it.
+    IsNew,
+    /// The entry is wrong or not useful: rejected.
+    Reject,
+}
+
+impl Resolution {
+    fn name(self) -> &'static str {
+        match self {
+            Resolution::IsRecord(_) => "is_record",
+            Resolution::IsNew => "is_new",
+            Resolution::Reject => "reject",
+        }
+    }
+}
+
+/// Resolves a reviewed entry (admin scope). The entry's row is locked first, so of two operators
+/// resolving the same entry at once exactly one does; the other gets a conflict. The entry is
+/// then decided as the transformer decides entries, with the operator's answer in place of the
+/// matching rules (and of the established-identity guard), and the resolution is kept with the
+/// entry's review details and on the contribution it makes: who, when, what.
+pub async fn resolve(
+    state: &AppState,
+    ctx: &Ctx,
+    entry_id: Uuid,
+    resolution: Resolution,
+) -> AppResult<ProcessResult> {
+    let operator = ctx.require_scope(scopes::ADMIN)?.agent_id;
+    let mut tx = state.pool.begin().await?;
+    let entry = entries_db::lock_one(&mut tx, entry_id)
+        .await?
+        .ok_or(AppError::NotFound("space-time entry"))?;
+    if entry.status != EntryStatus::ReviewRequired {
+        return Err(AppError::Conflict {
+            message: format!(
+                "this entry is not waiting for review (it is {})",
+                entry.status
+            ),
+            existing_id: Some(entry.id),
+        });
+    }
+    let table = match entry.entry_type {
+        EntryType::Entity | EntryType::Observation => CanonicalTable::Entities,
+        EntryType::Listing => CanonicalTable::Listings,
+        EntryType::Request => CanonicalTable::Requests,
+    };
+    let mut decided = entry.clone();
+    let mut view = BatchView::per_entry();
+    match resolution {
+        Resolution::IsRecord(id) => {
+            if !crate::db::canonical::exists(&mut tx, table, id).await? {
+                return Err(AppError::invalid(
+                    &["body", "canonical_id"],
+                    format!("names no record in {table}"),
+                    "value_error",
+                ));
+            }
+            decided.target_canonical_table = Some(table);
+            decided.target_canonical_id = Some(id);
+            view.operator = Some(batch_view::OperatorDecision::IsRecord);
+        }
+        Resolution::IsNew if entry.entry_type == EntryType::Observation => {
+            return Err(AppError::invalid(
+                &["body", "resolution"],
+                "an observation cannot become a record of its own; answer is_record or reject",
+                "value_error",
+            ));
+        }
+        Resolution::IsNew => view.operator = Some(batch_view::OperatorDecision::IsNew),
+        Resolution::Reject => {}
+    }
+    crate::db::advisory_xact_locks(&mut tx, &keys::lock_keys(std::slice::from_ref(&entry))).await?;
+    let mut decision = match resolution {
+        Resolution::Reject => Decision::rejected("rejected by an operator"),
+        _ => decide_and_apply(&mut tx, &mut view, &decided).await?,
+    };
+    let record = json!({
+        "resolution": resolution.name(),
+        "canonical_id": match resolution { Resolution::IsRecord(id) => Some(id), _ => None },
+        "resolved_by_agent_id": operator,
+        "resolved_at_tstamp_utc": chrono::Utc::now(),
+    });
+    let mut review = entries_db::review_of(&mut tx, entry.id)
+        .await?
+        .unwrap_or_else(|| json!({}));
+    review["resolution"] = record.clone();
+    if let Some(metadata) = decision.metadata.as_object_mut() {
+        metadata.insert("resolution".into(), record);
+    }
+    let run_id =
+        transformer_runs::start(&mut tx, TRANSFORMER_NAME, TRANSFORMER_VERSION, "review").await?;
+    decision.reason = format!("{} (resolved by an operator)", decision.reason);
+    let mut results = outcome::record_all(&mut tx, &[(&entry, decision)], run_id).await?;
+    entries_db::set_review(&mut tx, entry.id, &review).await?;
+    transformer_runs::finish(&mut tx, run_id, 1).await?;
+    tx.commit().await?;
+    results
+        .pop()
+        .ok_or_else(|| AppError::internal(anyhow::anyhow!("no result for a resolved entry")))
 }

@@ -40,6 +40,7 @@ pub async fn apply(
     conn: &mut PgConnection,
     entry: &SpaceTimeEntry,
     table: CanonicalTable,
+    operator_says_new: bool,
 ) -> AppResult<Decision> {
     let is_listing = table == CanonicalTable::Listings;
     let default_type = entry
@@ -74,6 +75,7 @@ pub async fn apply(
             score: 1.0,
             reasons: vec!["target".into()],
         }),
+        (None, Some(_)) if operator_says_new => MatchDecision::NoMatch { best: None },
         (None, Some(draft)) => find(conn, entry, table, draft).await?,
         (None, None) => MatchDecision::NoMatch { best: None },
     };
@@ -94,6 +96,7 @@ pub async fn apply(
                 (EntryIntent::Observe | EntryIntent::Submit, Some(draft)) => {
                     create(conn, entry, table, draft).await?
                 }
+                (_, Some(draft)) if operator_says_new => create(conn, entry, table, draft).await?,
                 _ => Decision::review(
                     &format!("no record found to {}", intent.as_str().replace('_', " ")),
                     json!({}),

@@ -180,6 +180,7 @@ pub async fn record_all(
                 reason: Some(d.reason.as_str()),
                 error: d.error.as_deref(),
                 run_id,
+                review: (d.status == EntryStatus::ReviewRequired).then_some(&d.metadata),
             };
             (entry.id, outcome)
         })

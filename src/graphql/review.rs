@@ -1,0 +1,82 @@
+//! The review queue on the graph (`reviewQueue`, public) and its resolution
+//! (`resolveReview`, admin scope), over `services::review` like REST and the admin CLI.
+
+use super::canonical::{CanonicalRecord, load_agent, load_record};
+use super::loaders::{Cached, EntryLoader};
+use super::{ctx_parts, paging};
+use crate::records::agents::Agent;
+use crate::records::entries::SpaceTimeEntry;
+use crate::records::processing::ProcessResult;
+use crate::records::review::{ReviewCandidate, ReviewItem, ReviewResolutionInput};
+use crate::services::review;
+use async_graphql::connection::Connection;
+use async_graphql::{ComplexObject, Context, Object, Result};
+use uuid::Uuid;
+
+#[ComplexObject]
+impl ReviewItem {
+    /// The entry waiting for review.
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
+        super::request_loaders::loader::<Cached<EntryLoader>>(ctx)
+            .load_one(self.space_time_entry_id)
+            .await
+            .map_err(|e| (*e).clone())
+    }
+    /// The agent that sent it.
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+        load_agent(ctx, Some(self.agent_id)).await
+    }
+}
+
+#[ComplexObject]
+impl ReviewCandidate {
+    /// The candidate record itself.
+    async fn record(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {
+        load_record(ctx, self.canonical_table, self.canonical_id).await
+    }
+}
+
+#[derive(Default)]
+pub struct ReviewQuery;
+
+#[Object]
+impl ReviewQuery {
+    /// Entries the transformer sent to review, newest first, each with why and the candidates
+    /// it weighed (scores and their parts). Anyone may read it; `first` 1 to 500 (default 100).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn review_queue(
+        &self,
+        ctx: &Context<'_>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, ReviewItem>> {
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let page = review::queue(state, paging::params(first, after)?).await?;
+        Ok(paging::connection(
+            page,
+            |item| item.space_time_entry_id,
+            |item| item,
+            after_given,
+        ))
+    }
+}
+
+#[derive(Default)]
+pub struct ReviewMutation;
+
+#[Object]
+impl ReviewMutation {
+    /// Resolves an entry in review (admin scope): `IS_RECORD` with `canonicalId` applies it to
+    /// that record, `IS_NEW` creates a record from it, `REJECT` rejects it. Of two operators
+    /// resolving one entry, one wins; the other gets CONFLICT.
+    async fn resolve_review(
+        &self,
+        ctx: &Context<'_>,
+        space_time_entry_id: Uuid,
+        input: ReviewResolutionInput,
+    ) -> Result<ProcessResult> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(review::resolve(state, c, space_time_entry_id, &input, &["input"]).await?)
+    }
+}
