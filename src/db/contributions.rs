@@ -139,3 +139,40 @@ pub async fn contributing_agents(
     .fetch_one(conn)
     .await
 }
+
+/// Every contribution to one record, oldest first, at most `limit` (a merge re-points them).
+pub async fn of_record(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+    limit: i64,
+) -> Result<Vec<LinkContribution>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM canonical_link_contributions
+         WHERE target_canonical_table = $1 AND target_canonical_id = $2 ORDER BY id LIMIT $3"
+    ))
+    .bind(table.as_str())
+    .bind(id)
+    .bind(limit)
+    .fetch_all(conn)
+    .await
+}
+
+/// The merge that made a record a redirect and has not been undone: its `duplicate_of`
+/// contribution's metadata (`merge_id`, `previous_status`, …).
+pub async fn open_merge(
+    conn: &mut PgConnection,
+    merged_id: Uuid,
+) -> Result<Option<Value>, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT c.metadata FROM canonical_link_contributions c
+         WHERE c.target_canonical_id = $1 AND c.link_type = 'duplicate_of'
+           AND c.metadata ? 'merge_id'
+           AND NOT EXISTS (SELECT 1 FROM canonical_link_contributions u
+                           WHERE u.link_type = 'duplicate_of' AND u.metadata ->> 'undo_of' = c.metadata ->> 'merge_id')
+         ORDER BY c.id DESC LIMIT 1",
+    )
+    .bind(merged_id)
+    .fetch_optional(conn)
+    .await
+}

@@ -51,9 +51,9 @@ pub struct EntityCandidate {
 
 pub const COLUMNS: &str = "id, entity_type, display_name, legal_name, description, website_url, email, phone, \
     address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat, location_lng, \
-    status, score_data_richness, score_agent_reputation, score_signal, score_confidence, context_l0_routing, \
-    context_l1_common, context_l2_specific, context_l2_available_features, created_at_tstamp_utc, \
-    updated_at_tstamp_utc";
+    status, merged_into_id, score_data_richness, score_agent_reputation, score_signal, score_confidence, \
+    context_l0_routing, context_l1_common, context_l2_specific, context_l2_available_features, \
+    created_at_tstamp_utc, updated_at_tstamp_utc";
 
 /// Works on the pool or inside a transaction.
 pub async fn get<'c>(
@@ -174,12 +174,12 @@ pub async fn candidates_many(
          CROSS JOIN LATERAL (
              (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
               FROM canonical.entities
-              WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
+              WHERE status NOT IN ('withdrawn', 'merged') AND ST_DWithin(location, q.point, $8, false)
               ORDER BY location <-> q.point LIMIT 20)
              UNION ALL
              (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
               FROM canonical.entities
-              WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
+              WHERE status NOT IN ('withdrawn', 'merged') AND (name_key = q.name_key OR website_key = q.website_key
                     OR phone_key = q.phone_key OR source_ref = q.source_ref)
               ORDER BY location <-> q.point LIMIT 20)) c",
     )
@@ -276,4 +276,47 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
         .bind(&w.phone_key)
         .bind(&w.name_key)
         .bind(&w.field_evidence)
+}
+
+/// The record an id answers with: itself, or the record it was merged into (following up to ten
+/// merges), and whether a merge redirected it.
+pub async fn get_following_merges(pool: &PgPool, id: Uuid) -> Result<Option<Entity>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "WITH RECURSIVE chain(id, merged_into_id, hops) AS (
+             SELECT id, merged_into_id, 0 FROM canonical.entities WHERE id = $1
+             UNION ALL
+             SELECT e.id, e.merged_into_id, chain.hops + 1
+             FROM chain JOIN canonical.entities e ON e.id = chain.merged_into_id
+             WHERE chain.hops < 10)
+         SELECT {COLUMNS} FROM canonical.entities
+         WHERE id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)"
+    ))
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Marks a record as merged into another (or, with `None`, restores it to `status`).
+pub async fn set_merged_into(
+    conn: &mut PgConnection,
+    id: Uuid,
+    into: Option<Uuid>,
+    status: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE canonical.entities SET status = $2, merged_into_id = $3 WHERE id = $1")
+        .bind(id)
+        .bind(status)
+        .bind(into)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The record a merged record points at.
+pub async fn merged_into(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar("SELECT merged_into_id FROM canonical.entities WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map(Option::flatten)
 }

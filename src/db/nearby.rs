@@ -43,7 +43,7 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
                 SELECT {columns}, ST_Distance(location, origin.point, false) AS distance_m
                 FROM {table}, origin
                 WHERE ST_DWithin(location, origin.point, $3, false)
-                  AND status NOT IN ('archived', 'withdrawn'))
+                  AND status NOT IN ('archived', 'withdrawn', 'merged'))
          SELECT * FROM found
          WHERE $4::float8 IS NULL OR (distance_m, id) > ($4, $5)
          ORDER BY distance_m, id

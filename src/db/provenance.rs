@@ -84,11 +84,13 @@ pub struct ReplayStep {
     pub entry: crate::records::entries::SpaceTimeEntry,
 }
 
-/// The `created` and `updated` contributions of a record up to `as_of`, in the order the
-/// transformer applied them (contribution ids are time-ordered UUIDv7s taken under the record's
-/// lock), each with its entry; at most `limit`.
+/// The contributions that shaped a record's fields up to `as_of`, in the order they were applied
+/// (contribution ids are time-ordered UUIDv7s taken under the record's lock), each with its
+/// entry; at most `limit`. Those are its `created` and `updated` contributions, and the `merged`
+/// ones an operator's merge brought from another record's created and updated contributions,
+/// unless that merge was undone.
 pub async fn replay_steps(
-    pool: &PgPool,
+    conn: &mut sqlx::PgConnection,
     table: CanonicalTable,
     id: Uuid,
     as_of: chrono::DateTime<chrono::Utc>,
@@ -99,7 +101,14 @@ pub async fn replay_steps(
          FROM canonical_link_contributions c
          JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
          WHERE c.target_canonical_table = $1 AND c.target_canonical_id = $2
-           AND c.link_type IN ('created', 'updated') AND c.created_at_tstamp_utc <= $3
+           AND c.created_at_tstamp_utc <= $3
+           AND (c.link_type IN ('created', 'updated')
+                OR (c.link_type = 'merged'
+                    AND c.metadata ->> 'original_link_type' IN ('created', 'updated')
+                    AND NOT EXISTS (
+                        SELECT 1 FROM canonical_link_contributions u
+                        WHERE u.link_type = 'duplicate_of'
+                          AND u.metadata ->> 'undo_of' = c.metadata ->> 'merge_id')))
          ORDER BY c.id
          LIMIT $4",
         super::entries::COLUMNS
@@ -108,6 +117,6 @@ pub async fn replay_steps(
     .bind(id)
     .bind(as_of)
     .bind(limit)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await
 }

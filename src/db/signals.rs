@@ -152,3 +152,25 @@ pub async fn candidates_for(
     .fetch_all(pool)
     .await
 }
+
+/// Closes the queued duplicate pair of two records, whichever way round it was reported.
+pub async fn settle_duplicate_pair(
+    conn: &mut PgConnection,
+    table: crate::domain::CanonicalTable,
+    a: Uuid,
+    b: Uuid,
+    status: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "UPDATE duplicate_candidates SET status = $4
+         WHERE canonical_table = $1 AND least(record_id, duplicate_of_id) = least($2, $3)
+           AND greatest(record_id, duplicate_of_id) = greatest($2, $3)",
+    )
+    .bind(table.as_str())
+    .bind(a)
+    .bind(b)
+    .bind(status)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -12,7 +12,7 @@ use sqlx::{FromRow, PgPool};
 
 /// Statuses an area leaves out unless the caller asks for one by name (as search and
 /// `entitiesNear` do): a map shows what is current.
-pub const HIDDEN_STATUSES: &str = "'archived', 'withdrawn'";
+pub const HIDDEN_STATUSES: &str = "'archived', 'withdrawn', 'merged'";
 
 /// $1 the area, $2 a status or NULL, $3 the previous page's last id or NULL, $4 the row limit.
 pub fn statement(table: CanonicalTable, columns: &str) -> String {

@@ -5,10 +5,11 @@ use super::canonical::{CanonicalRecord, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader};
 use super::{ctx_parts, paging};
 use crate::records::agents::Agent;
+use crate::records::canonical::Entity;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::processing::ProcessResult;
 use crate::records::review::{ReviewCandidate, ReviewItem, ReviewResolutionInput};
-use crate::services::review;
+use crate::services::{merge, review};
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
 use uuid::Uuid;
@@ -78,5 +79,26 @@ impl ReviewMutation {
     ) -> Result<ProcessResult> {
         let (state, c) = ctx_parts(ctx);
         Ok(review::resolve(state, c, space_time_entry_id, &input, &["input"]).await?)
+    }
+
+    /// Merges the entity `mergedId` into `survivorId` (admin scope): the survivor is rebuilt
+    /// from both records' evidence by the usual merge rules, the other becomes a redirect
+    /// (status MERGED, `mergedIntoId`; `entity(id)` of it answers with the survivor; search
+    /// leaves it out). Returns the survivor.
+    async fn merge_entities(
+        &self,
+        ctx: &Context<'_>,
+        survivor_id: Uuid,
+        merged_id: Uuid,
+    ) -> Result<Entity> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::merge_entities(state, c, survivor_id, merged_id).await?)
+    }
+
+    /// Undoes the merge that made `entityId` a redirect (admin scope): both records are rebuilt
+    /// from their own contributions. Returns the restored record.
+    async fn undo_entity_merge(&self, ctx: &Context<'_>, entity_id: Uuid) -> Result<Entity> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::undo_merge(state, c, entity_id).await?)
     }
 }

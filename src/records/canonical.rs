@@ -41,6 +41,9 @@ pub struct Entity {
     pub location_lat: f64,
     pub location_lng: f64,
     pub status: String,
+    /// With status `merged`: the record an operator merged this one into (GET of this id
+    /// answers with that record).
+    pub merged_into_id: Option<Uuid>,
     /// 0 to 1: how complete the record and its context are.
     pub score_data_richness: Decimal,
     pub score_agent_reputation: Option<Decimal>,

@@ -1,6 +1,6 @@
 //! /api/v1/entities, /api/v1/listings, /api/v1/requests, /api/v1/canonical-link-contributions
 
-use super::extract::{UuidPath, ValidQuery};
+use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
 use super::geojson::{self, WantsGeoJson};
 use super::{ErrorBody, ValidationErrorBody};
 use crate::db::contributions::{ContributionFilter, LinkContribution};
@@ -15,7 +15,7 @@ use crate::services::within::{self, AreaInput, WithinArgs};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -71,12 +71,62 @@ pub async fn list_entities(
 }
 
 #[utoipa::path(get, path = "/api/v1/entities/{entity_id}", tag = "canonical", params(("entity_id" = Uuid, Path)),
-    responses((status = 200, body = Entity), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "The entity. A merged record's id answers with the record it was merged into, \
+               and says so: `Content-Location` names that record", body = Entity,
+               headers(("Content-Location" = String, description = "Set when a merge redirected the id"))),
+              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn get_entity(
     State(state): State<AppState>,
     UuidPath(id): UuidPath,
+) -> Result<Response, AppError> {
+    let entity = canonical::entity(&state, id).await?;
+    let location = (entity.id != id).then(|| format!("/api/v1/entities/{}", entity.id));
+    let mut response = Json(entity).into_response();
+    if let Some(location) = location.and_then(|l| l.parse().ok()) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::CONTENT_LOCATION, location);
+    }
+    Ok(response)
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct MergeBody {
+    /// The duplicate that becomes a redirect to the entity in the path.
+    pub merged_id: Uuid,
+}
+
+#[utoipa::path(post, path = "/api/v1/entities/{entity_id}/merge", tag = "review", security(("bearer" = [])),
+    params(("entity_id" = Uuid, Path, description = "The survivor")), request_body = MergeBody,
+    responses((status = 200, description = "The survivor, rebuilt from both records' evidence", body = Entity),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+              (status = 409, description = "One of them is already merged", body = ErrorBody),
+              (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+pub async fn merge_entities(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPath(id): UuidPath,
+    ValidJson(body): ValidJson<MergeBody>,
 ) -> Result<Json<Entity>, AppError> {
-    canonical::entity(&state, id).await.map(Json)
+    crate::services::merge::merge_entities(&state, &ctx, id, body.merged_id)
+        .await
+        .map(Json)
+}
+
+#[utoipa::path(post, path = "/api/v1/entities/{entity_id}/unmerge", tag = "review", security(("bearer" = [])),
+    params(("entity_id" = Uuid, Path, description = "The merged record (the redirect)")),
+    responses((status = 200, description = "The restored record", body = Entity),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 409, description = "The record is not merged", body = ErrorBody),
+              (status = 422, body = ValidationErrorBody)))]
+pub async fn unmerge_entity(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPath(id): UuidPath,
+) -> Result<Json<Entity>, AppError> {
+    crate::services::merge::undo_merge(&state, &ctx, id)
+        .await
+        .map(Json)
 }
 
 #[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery),

@@ -122,6 +122,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(provenance::listing_provenance))
         .routes(routes!(provenance::request_provenance))
         .routes(routes!(canonical::list_contributions))
+        .routes(routes!(canonical::merge_entities))
+        .routes(routes!(canonical::unmerge_entity))
         .routes(routes!(review::queue))
         .routes(routes!(review::resolve))
         .routes(routes!(processing::process_pending))

@@ -302,7 +302,7 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
                 .push(")");
         }
         None => {
-            qb.push(" AND status NOT IN ('archived', 'withdrawn')");
+            qb.push(" AND status NOT IN ('archived', 'withdrawn', 'merged')");
         }
     }
     if let (Some(point), Some(radius)) = (req.point, req.radius_m) {

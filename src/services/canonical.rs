@@ -30,8 +30,10 @@ pub(crate) fn status_filter<'a>(
 /// load at most this many rows per parent, oldest first; the REST lists page past it.
 pub const EDGE_LIMIT: i64 = 100;
 
+/// The entity an id names; a merged record's id answers with the record it was merged into
+/// (compare the returned id with the asked one).
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
-    entities::get(&state.pool, id)
+    entities::get_following_merges(&state.pool, id)
         .await?
         .ok_or(AppError::NotFound("entity"))
 }

@@ -10,6 +10,7 @@
 use super::transformer::entity::{created_write, draft_keys, merged_write};
 use crate::db;
 use crate::db::entities::{EntityWrite, Locked};
+use crate::db::provenance::ReplayStep;
 use crate::domain::CanonicalTable;
 use crate::error::{AppError, AppResult};
 use crate::records::canonical::Entity;
@@ -30,14 +31,16 @@ pub async fn entity_as_of(
     let Some(today) = db::entities::get(&state.pool, id).await? else {
         return Ok(None);
     };
+    let mut conn = state.pool.acquire().await?;
     let steps = db::provenance::replay_steps(
-        &state.pool,
+        &mut conn,
         CanonicalTable::Entities,
         id,
         as_of,
         MAX_REPLAYED_CHANGES + 1,
     )
     .await?;
+    drop(conn);
     if steps.len() as i64 > MAX_REPLAYED_CHANGES {
         return Err(AppError::invalid(
             &["asOf"],
@@ -47,36 +50,36 @@ pub async fn entity_as_of(
             "too_long",
         ));
     }
+    Ok(replay(&today, steps).map(|(record, _)| record))
+}
+
+/// Folds a record's steps through the transformer's pure create and merge: the record as they
+/// leave it and the write that stores it. `None` when the first step is not a creation (or its
+/// entry can no longer be read). `today` gives the id and what contributions do not carry.
+pub(crate) fn replay(today: &Entity, steps: Vec<ReplayStep>) -> Option<(Entity, EntityWrite)> {
     let mut steps = steps.into_iter();
-    let Some(first) = steps.next().filter(|s| s.link_type == "created") else {
-        return Ok(None);
-    };
+    let first = steps.next().filter(|s| s.link_type == "created")?;
     // An entry the extractor no longer reads cannot be replayed; its step is skipped.
-    let Ok(draft) = extract::entity_draft(&first.entry.context) else {
-        return Ok(None);
-    };
-    let write = created_write(&first.entry, &draft, &draft_keys(&draft, &first.entry));
-    let mut state_then = Locked {
-        record: entity_from(&write, &today, first.contributed_at, first.contributed_at),
-        field_evidence: write.field_evidence.clone(),
-        created_by_agent_id: Some(first.entry.agent_id),
-        source_ref: write.source_ref.clone(),
-    };
+    let draft = extract::entity_draft(&first.entry.context).ok()?;
+    let mut write = created_write(&first.entry, &draft, &draft_keys(&draft, &first.entry));
+    let created_at = first.contributed_at;
+    let mut record = entity_from(&write, today, created_at, created_at);
+    let creator = Some(first.entry.agent_id);
     for step in steps {
         let Ok(draft) = extract::entity_draft(&step.entry.context) else {
             continue;
         };
-        let created_at = state_then.record.created_at_tstamp_utc;
-        let creator = state_then.created_by_agent_id;
-        let (write, _, _) = merged_write(state_then, &step.entry, &draft);
-        state_then = Locked {
-            record: entity_from(&write, &today, created_at, step.contributed_at),
+        let locked = Locked {
+            record,
             field_evidence: write.field_evidence.clone(),
             created_by_agent_id: creator,
             source_ref: write.source_ref.clone(),
         };
+        let (next, _, _) = merged_write(locked, &step.entry, &draft);
+        write = next;
+        record = entity_from(&write, today, created_at, step.contributed_at);
     }
-    Ok(Some(state_then.record))
+    Some((record, write))
 }
 
 /// The public record of a replayed write: its fields, today's id, status, contact and scores, and the
@@ -106,6 +109,7 @@ fn entity_from(
         location_lat: write.location_lat,
         location_lng: write.location_lng,
         status: today.status.clone(),
+        merged_into_id: today.merged_into_id,
         score_data_richness: today.score_data_richness,
         score_agent_reputation: today.score_agent_reputation,
         score_signal: today.score_signal,

@@ -12,6 +12,7 @@ pub mod events;
 pub mod health;
 pub mod history;
 pub mod lookup;
+pub mod merge;
 pub mod messages;
 pub mod nearby;
 pub mod notes;

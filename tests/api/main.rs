@@ -20,6 +20,7 @@ mod graphql_limits;
 mod graphql_statements;
 mod matching_quality;
 mod mcp;
+mod merges;
 mod principals;
 mod provenance;
 mod review;

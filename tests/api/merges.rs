@@ -1,0 +1,179 @@
+//! Operators merge duplicate entities and undo merges: the survivor keeps the union of the
+//! evidence, the other becomes a redirect that search never shows, contributions say who decided
+//! what and when, and an undo rebuilds both records from their own contributions.
+
+use crate::harness::{TestApp, east, entity_entry};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+const LAT: f64 = 53.4420;
+const LNG: f64 = -2.2770;
+
+#[tokio::test]
+async fn a_merge_unites_the_evidence_redirects_the_duplicate_and_can_be_undone() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, first) = app.register("First Directory").await;
+    let (_, second) = app.register("Second Directory").await;
+    let a = app
+        .publish(
+            &first,
+            &admin,
+            entity_entry(
+                "Rowbotham Family Butchers",
+                LAT,
+                LNG,
+                json!({"phone": "0161 496 0550", "categories": ["butcher"]}),
+            ),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 15.0);
+    let b = app
+        .publish(&second, &admin, entity_entry("R and I Meats", lat, lng,
+            json!({"email": "shop@ri-meats.example", "description": "Family butchers since 1952",
+                   "categories": ["deli"]})))
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(a, b, "two records to begin with");
+    let signal = app
+        .post_as(
+            "/api/v1/signals",
+            json!({"signal_type": "duplicate", "target_schema": "canonical",
+            "target_table": "entities", "target_id": b, "duplicate_of_id": a}),
+            &second,
+        )
+        .await;
+    assert_eq!(signal.status, StatusCode::CREATED, "{}", signal.text);
+
+    let merge = |key: Option<String>, body: Value| {
+        let app = &app;
+        let a = a.clone();
+        async move {
+            app.request(
+                "POST",
+                &format!("/api/v1/entities/{a}/merge"),
+                Some(body),
+                key.as_deref(),
+            )
+            .await
+        }
+    };
+    let denied = merge(Some(first.clone()), json!({"merged_id": b})).await;
+    assert_eq!(denied.status, StatusCode::FORBIDDEN, "{}", denied.text);
+    let itself = merge(Some(admin.clone()), json!({"merged_id": a})).await;
+    assert_eq!(
+        itself.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        itself.text
+    );
+
+    let merged = merge(Some(admin.clone()), json!({"merged_id": b})).await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    let survivor = &merged.body;
+    assert_eq!(survivor["id"], a.as_str());
+    assert_eq!(survivor["phone"], "0161 496 0550");
+    assert_eq!(
+        survivor["email"], "shop@ri-meats.example",
+        "the union of the evidence"
+    );
+    assert_eq!(survivor["description"], "Family butchers since 1952");
+    assert_eq!(survivor["categories"], json!(["butcher", "deli"]));
+
+    // The duplicate answers with the survivor and says so.
+    let redirected = app.get(&format!("/api/v1/entities/{b}")).await;
+    assert_eq!(redirected.status, StatusCode::OK);
+    assert_eq!(redirected.body["id"], a.as_str());
+    assert_eq!(
+        redirected.headers["content-location"],
+        format!("/api/v1/entities/{a}").as_str()
+    );
+    let g = app
+        .graphql(
+            "query($id: UUID!) { entity(id: $id) { id } }",
+            json!({"id": b}),
+            None,
+        )
+        .await;
+    assert_eq!(g.body["data"]["entity"]["id"], a.as_str());
+    let (status, into): (String, Option<uuid::Uuid>) =
+        sqlx::query_as("SELECT status, merged_into_id FROM canonical.entities WHERE id = $1::uuid")
+            .bind(&b)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
+    assert_eq!(status, "merged");
+    assert_eq!(into.map(|u| u.to_string()), Some(a.clone()));
+
+    // Search never shows the redirect.
+    let found = app.get("/api/v1/search?query=meats").await;
+    assert!(
+        found.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["id"] != b.as_str()),
+        "{}",
+        found.text
+    );
+    // Who decided what and when.
+    let decided: Value = sqlx::query_scalar(
+        "SELECT metadata FROM canonical_link_contributions
+         WHERE target_canonical_id = $1::uuid AND link_type = 'duplicate_of'",
+    )
+    .bind(&b)
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    assert_eq!(decided["duplicate_of"], a.as_str());
+    assert!(
+        decided["decided_by_agent_id"].is_string() && decided["decided_at_tstamp_utc"].is_string()
+    );
+    assert_eq!(
+        app.count(&format!("SELECT count(*) FROM canonical_link_contributions WHERE target_canonical_id = '{a}' AND link_type = 'merged'")).await,
+        1
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM duplicate_candidates WHERE status = 'confirmed'")
+            .await,
+        1
+    );
+    let again = merge(Some(admin.clone()), json!({"merged_id": b})).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+
+    // Undone over GraphQL: both records as their own contributions make them.
+    let undone = app
+        .graphql(
+            "mutation($id: UUID!) { undoEntityMerge(entityId: $id) { id displayName status email mergedIntoId } }",
+            json!({"id": b}),
+            Some(&admin),
+        )
+        .await;
+    assert!(undone.body["errors"].is_null(), "{}", undone.text);
+    let restored = &undone.body["data"]["undoEntityMerge"];
+    assert_eq!(restored["id"], b.as_str());
+    assert_eq!(restored["status"], "active");
+    assert!(restored["mergedIntoId"].is_null());
+    assert_eq!(restored["email"], "shop@ri-meats.example");
+    let survivor = app.get(&format!("/api/v1/entities/{a}")).await.body;
+    assert!(survivor["email"].is_null(), "{survivor}");
+    assert_eq!(survivor["categories"], json!(["butcher"]));
+    assert_eq!(
+        app.get(&format!("/api/v1/entities/{b}")).await.body["id"],
+        b.as_str()
+    );
+    let twice = app
+        .request(
+            "POST",
+            &format!("/api/v1/entities/{b}/unmerge"),
+            None,
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.text);
+}
