@@ -66,6 +66,36 @@ enum Admin {
         #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
         api_key: String,
     },
+    /// Merge a duplicate entity into a survivor (as POST /api/v1/entities/{survivor}/merge).
+    MergeEntities {
+        #[arg(long)]
+        survivor_id: Uuid,
+        #[arg(long)]
+        merged_id: Uuid,
+        #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
+    /// Undo the merge that made an entity a redirect (as POST /api/v1/entities/{id}/unmerge).
+    UndoMerge {
+        #[arg(long)]
+        entity_id: Uuid,
+        #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
+}
+
+/// The operator an admin key names, as the service's callers see it.
+async fn operator(
+    state: &spacetime_records::state::AppState,
+    api_key: &str,
+) -> anyhow::Result<spacetime_records::ctx::Ctx> {
+    let actor = services::auth::authenticate(state, api_key)
+        .await
+        .map_err(into_anyhow)?;
+    Ok(spacetime_records::ctx::Ctx {
+        actor: Some(actor),
+        ..Default::default()
+    })
 }
 
 #[tokio::main]
@@ -117,13 +147,7 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
             canonical_id,
             api_key,
         } => {
-            let actor = services::auth::authenticate(state, &api_key)
-                .await
-                .map_err(into_anyhow)?;
-            let ctx = spacetime_records::ctx::Ctx {
-                actor: Some(actor),
-                ..Default::default()
-            };
+            let ctx = operator(state, &api_key).await?;
             let input = spacetime_records::records::review::ReviewResolutionInput {
                 resolution: resolution.parse().map_err(anyhow::Error::msg)?,
                 canonical_id,
@@ -132,6 +156,24 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
                 .await
                 .map_err(into_anyhow)?;
             println!("{}", serde_json::to_string_pretty(&result)?);
+        }
+        Admin::MergeEntities {
+            survivor_id,
+            merged_id,
+            api_key,
+        } => {
+            let ctx = operator(state, &api_key).await?;
+            let survivor = services::merge::merge_entities(state, &ctx, survivor_id, merged_id)
+                .await
+                .map_err(into_anyhow)?;
+            println!("{}", serde_json::to_string_pretty(&survivor)?);
+        }
+        Admin::UndoMerge { entity_id, api_key } => {
+            let ctx = operator(state, &api_key).await?;
+            let restored = services::merge::undo_merge(state, &ctx, entity_id)
+                .await
+                .map_err(into_anyhow)?;
+            println!("{}", serde_json::to_string_pretty(&restored)?);
         }
         Admin::SetAgentStatus { agent_id, status } => {
             let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;

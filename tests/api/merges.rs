@@ -177,3 +177,93 @@ async fn a_merge_unites_the_evidence_redirects_the_duplicate_and_can_be_undone()
         .await;
     assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.text);
 }
+
+/// Two records of one business, as two directories wrote it.
+async fn two_records(app: &TestApp) -> (String, String, String) {
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Merge Source").await;
+    let a = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Chorlton Cheese Shop",
+                LAT,
+                LNG,
+                json!({"phone": "0161 496 0560"}),
+            ),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 12.0);
+    let b = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "The Cheese Hamper",
+                lat,
+                lng,
+                json!({"email": "hello@hamper.example"}),
+            ),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (admin, a, b)
+}
+
+#[tokio::test]
+async fn two_operators_merging_one_pair_both_ways_exactly_one_wins() {
+    let app = TestApp::new().await;
+    let (admin, a, b) = two_records(&app).await;
+    let other = app.admin_key().await;
+    let (path_a, path_b) = (
+        format!("/api/v1/entities/{a}/merge"),
+        format!("/api/v1/entities/{b}/merge"),
+    );
+    let one = app.request("POST", &path_a, Some(json!({"merged_id": b})), Some(&admin));
+    let two = app.request("POST", &path_b, Some(json!({"merged_id": a})), Some(&other));
+    let (one, two) = tokio::join!(one, two);
+    let mut statuses = [one.status.as_u16(), two.status.as_u16()];
+    statuses.sort();
+    assert_eq!(statuses, [200, 409], "{} / {}", one.text, two.text);
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.entities WHERE status = 'merged'")
+            .await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn the_admin_cli_merges_and_undoes_through_the_same_service() {
+    let app = TestApp::new().await;
+    let (admin, a, b) = two_records(&app).await;
+    let cli = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+            .arg("admin")
+            .args(args)
+            .env("DATABASE_URL", app.database_url())
+            .env("STRS_ADMIN_API_KEY", &admin)
+            .env(
+                "STRS_DATA_DIR",
+                crate::harness::tmp_dir().join(format!("cli-merge-{a}")),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()
+    };
+    let survivor = cli(&["merge-entities", "--survivor-id", &a, "--merged-id", &b]);
+    assert_eq!(survivor["email"], "hello@hamper.example");
+    let restored = cli(&["undo-merge", "--entity-id", &b]);
+    assert_eq!(restored["id"], b.as_str());
+    assert_eq!(restored["status"], "active");
+}
