@@ -46,6 +46,22 @@ impl Violations {
         }
     }
 
+    /// A page cursor parsed by `parse`, or a violation at `after` when it does not parse.
+    pub fn cursor<T>(
+        &mut self,
+        after: Option<&str>,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Option<T> {
+        let parsed = parse(after?);
+        self.check(
+            parsed.is_some(),
+            "after",
+            "not a valid cursor",
+            "value_error",
+        );
+        parsed
+    }
+
     /// How many problems are recorded so far (to tell whether a group of checks passed).
     pub fn len(&self) -> usize {
         self.items.len()

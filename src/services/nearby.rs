@@ -32,19 +32,7 @@ fn parse_cursor(cursor: &str) -> Option<(f64, Uuid)> {
 fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
     let mut v = Violations::default();
     crate::domain::geo::check_circle(&mut v, args.latitude, args.longitude, args.radius_meters);
-    let after = match args.after.as_deref() {
-        Some(text) => {
-            let parsed = parse_cursor(text);
-            v.check(
-                parsed.is_some(),
-                "after",
-                "not a valid cursor",
-                "value_error",
-            );
-            parsed
-        }
-        None => None,
-    };
+    let after = v.cursor(args.after.as_deref(), parse_cursor);
     v.into_result()?;
     let params = ListParams::new(args.first.map(i64::from), None, &["first"])?;
     Ok((

@@ -91,19 +91,7 @@ pub fn window(args: &TouchedArgs) -> AppResult<TouchedWindow> {
         "the window may span at most 366 days",
         "range",
     );
-    let after = match args.after.as_deref() {
-        Some(text) => {
-            let parsed = parse_cursor(text);
-            v.check(
-                parsed.is_some(),
-                "after",
-                "not a valid cursor",
-                "value_error",
-            );
-            parsed
-        }
-        None => None,
-    };
+    let after = v.cursor(args.after.as_deref(), parse_cursor);
     v.into_result()?;
     w.after = after;
     w.limit = ListParams::new(args.first.map(i64::from), None, &["first"])?.limit;
