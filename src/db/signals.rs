@@ -174,3 +174,28 @@ pub async fn settle_duplicate_pair(
     .await?;
     Ok(())
 }
+
+/// Closes an open duplicate pair as `dismissed`; `None` when no open pair has that id.
+pub async fn dismiss_duplicate(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<DuplicateCandidate>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "UPDATE duplicate_candidates SET status = 'dismissed' WHERE id = $1 AND status = 'open'
+         RETURNING {CANDIDATE_COLUMNS}"
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// A duplicate pair's status, if the pair exists.
+pub async fn duplicate_status(
+    conn: &mut PgConnection,
+    id: Uuid,
+) -> Result<Option<String>, sqlx::Error> {
+    sqlx::query_scalar("SELECT status FROM duplicate_candidates WHERE id = $1")
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}

@@ -95,6 +95,16 @@ impl ReviewMutation {
         Ok(merge::merge_entities(state, c, survivor_id, merged_id).await?)
     }
 
+    /// Dismisses a reported duplicate pair (admin scope): the records stay apart.
+    async fn dismiss_duplicate_candidate(
+        &self,
+        ctx: &Context<'_>,
+        id: Uuid,
+    ) -> Result<crate::records::feedback::DuplicateCandidate> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(review::dismiss_duplicate(state, c, id).await?)
+    }
+
     /// Undoes the merge that made `entityId` a redirect (admin scope): both records are rebuilt
     /// from their own contributions. Returns the restored record.
     async fn undo_entity_merge(&self, ctx: &Context<'_>, entity_id: Uuid) -> Result<Entity> {

@@ -125,6 +125,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(canonical::merge_entities))
         .routes(routes!(canonical::unmerge_entity))
         .routes(routes!(review::queue))
+        .routes(routes!(review::duplicates))
+        .routes(routes!(review::dismiss_duplicate))
         .routes(routes!(review::resolve))
         .routes(routes!(processing::process_pending))
         .routes(routes!(processing::process_entry))

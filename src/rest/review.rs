@@ -3,6 +3,7 @@
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
 use super::{ErrorBody, LimitQuery, ValidationErrorBody};
 use crate::error::AppError;
+use crate::records::feedback::DuplicateCandidate;
 use crate::records::processing::ProcessResult;
 use crate::records::review::{ReviewItem, ReviewResolutionInput};
 use crate::services::review;
@@ -37,4 +38,47 @@ pub async fn resolve(
     review::resolve(&state, &ctx, id, &input, &["body"])
         .await
         .map(Json)
+}
+
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DuplicatesQuery {
+    /// open (the queue), confirmed (merged) or dismissed; all when absent.
+    pub status: Option<String>,
+    /// Only pairs involving this record.
+    pub record_id: Option<uuid::Uuid>,
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
+
+#[utoipa::path(get, path = "/api/v1/review-queue/duplicates", tag = "review", params(DuplicatesQuery),
+    responses((status = 200, description = "Duplicate pairs agents reported, newest first", body = Vec<DuplicateCandidate>),
+              (status = 422, body = ValidationErrorBody)))]
+pub async fn duplicates(
+    State(state): State<AppState>,
+    ValidQuery(q): ValidQuery<DuplicatesQuery>,
+) -> Result<Json<Vec<DuplicateCandidate>>, AppError> {
+    let params = crate::domain::ListParams::new(q.limit, None, &["query", "limit"])?;
+    let page = crate::services::signals::duplicate_candidates(
+        &state,
+        q.status.as_deref(),
+        q.record_id,
+        params,
+    )
+    .await?;
+    Ok(Json(page.items))
+}
+
+#[utoipa::path(post, path = "/api/v1/review-queue/duplicates/{duplicate_candidate_id}/dismiss", tag = "review",
+    security(("bearer" = [])), params(("duplicate_candidate_id" = uuid::Uuid, Path)),
+    responses((status = 200, description = "The pair, now dismissed: the records stay apart", body = DuplicateCandidate),
+              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 409, description = "The pair is not open any more", body = ErrorBody),
+              (status = 422, body = ValidationErrorBody)))]
+pub async fn dismiss_duplicate(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    UuidPath(id): UuidPath,
+) -> Result<Json<DuplicateCandidate>, AppError> {
+    review::dismiss_duplicate(&state, &ctx, id).await.map(Json)
 }

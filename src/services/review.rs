@@ -117,3 +117,24 @@ pub async fn resolve(
         .await
         .map_err(|e| e.under(root))
 }
+
+/// Dismisses a reported duplicate pair (admin scope): the records stay apart. A pair no longer
+/// open (dismissed, or confirmed by a merge) is a conflict.
+pub async fn dismiss_duplicate(
+    state: &AppState,
+    ctx: &Ctx,
+    id: Uuid,
+) -> AppResult<crate::records::feedback::DuplicateCandidate> {
+    ctx.require_scope(crate::domain::scopes::ADMIN)?;
+    let mut conn = state.pool.acquire().await?;
+    if let Some(dismissed) = db::signals::dismiss_duplicate(&mut conn, id).await? {
+        return Ok(dismissed);
+    }
+    Err(match db::signals::duplicate_status(&mut conn, id).await? {
+        Some(status) => AppError::Conflict {
+            message: format!("this pair is not open any more (it is {status})"),
+            existing_id: Some(id),
+        },
+        None => AppError::NotFound("duplicate candidate"),
+    })
+}

@@ -267,3 +267,63 @@ async fn the_admin_cli_merges_and_undoes_through_the_same_service() {
     assert_eq!(restored["id"], b.as_str());
     assert_eq!(restored["status"], "active");
 }
+
+#[tokio::test]
+async fn reported_pairs_are_listed_and_an_operator_may_dismiss_them() {
+    let app = TestApp::new().await;
+    let (admin, a, b) = two_records(&app).await;
+    let (_, reporter) = app.register("Pair Reporter").await;
+    let signal = app
+        .post_as(
+            "/api/v1/signals",
+            json!({"signal_type": "duplicate", "target_schema": "canonical",
+            "target_table": "entities", "target_id": a, "duplicate_of_id": b}),
+            &reporter,
+        )
+        .await;
+    assert_eq!(signal.status, StatusCode::CREATED, "{}", signal.text);
+    let open = app.get("/api/v1/review-queue/duplicates?status=open").await;
+    assert_eq!(open.status, StatusCode::OK, "{}", open.text);
+    let pair = &open.body[0];
+    assert_eq!(pair["record_id"], a.as_str());
+    assert_eq!(pair["duplicate_of_id"], b.as_str());
+    let id = pair["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/v1/review-queue/duplicates/{id}/dismiss");
+    assert_eq!(
+        app.request("POST", &path, None, Some(&reporter))
+            .await
+            .status,
+        StatusCode::FORBIDDEN
+    );
+    let dismissed = app.request("POST", &path, None, Some(&admin)).await;
+    assert_eq!(dismissed.status, StatusCode::OK, "{}", dismissed.text);
+    assert_eq!(dismissed.body["status"], "dismissed");
+    assert_eq!(
+        app.request("POST", &path, None, Some(&admin)).await.status,
+        StatusCode::CONFLICT
+    );
+    let unknown = format!(
+        "/api/v1/review-queue/duplicates/{}/dismiss",
+        uuid::Uuid::now_v7()
+    );
+    assert_eq!(
+        app.request("POST", &unknown, None, Some(&admin))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert!(
+        app.get("/api/v1/review-queue/duplicates?status=open")
+            .await
+            .body
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.entities WHERE status = 'merged'")
+            .await,
+        0,
+        "dismissing merges nothing"
+    );
+}
