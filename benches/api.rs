@@ -9,7 +9,9 @@
 //! keeps its best window.
 //!
 //! `cargo bench --bench api`; variables and figures in docs/benchmarks.md. Figures are printed,
-//! never asserted. Not yet measured here: PostGraphile (issue 12 asks for it as the peer).
+//! never asserted. Then, over real HTTP on loopback, our GraphQL against PostGraphile 4 started
+//! by the bench on the same database (`benches/support/postgraphile.rs`; `BENCH_API_POSTGRAPHILE=0`
+//! skips it).
 
 mod support;
 
@@ -250,11 +252,149 @@ async fn run() -> anyhow::Result<()> {
             peaks[2]
         );
     }
+    if std::env::var("BENCH_API_POSTGRAPHILE").map_or(true, |v| v != "0") {
+        against_postgraphile(&settings, &cluster, &router, &pool, entity_id).await?;
+    }
     println!(
         "peak RSS of this process (server and load generator): {} MB",
         peak_rss_kb()? / 1024
     );
     Ok(())
+}
+
+/// PostGraphile's names for the same 28 fields (its `linkUrls` is the JSON column as a JSON
+/// scalar; ours is a list of objects with the same three fields).
+const POSTGRAPHILE_ENTITY_BY_ID: &str = "query($id: UUID!) { entityById(id: $id) { id entityType
+  displayName legalName description websiteUrl email phone addressText city countryCode categories
+  tags linkUrls contactAgentId locationLat locationLng status scoreDataRichness scoreAgentReputation
+  scoreSignal scoreConfidence contextL0Routing contextL1Common contextL2Specific
+  contextL2AvailableFeatures createdAtTstampUtc updatedAtTstampUtc } }";
+
+/// The nested shape in PostGraphile's terms: relations through foreign keys, and the
+/// contribution → entity → contributions hops through the computed columns of
+/// `support::postgraphile::COMPUTED_COLUMNS`.
+const POSTGRAPHILE_NESTED: &str = "{ allAgents(first: 50) { nodes { displayName
+  spaceTimeEntriesByAgentId(first: 10) { nodes { id
+    canonicalLinkContributionsBySourceSpaceTimeEntryId(first: 5) { nodes { linkType
+      entity { displayName contributions(first: 10) { nodes { linkType
+        spaceTimeEntryBySourceSpaceTimeEntryId { id agentByAgentId { displayName } } } } } } } } } } } }";
+
+/// Our GraphQL and PostGraphile over real HTTP on loopback, the same shapes, the same client
+/// count, taking turns; printed next to each other with the ratios issue 12 targets.
+async fn against_postgraphile(
+    settings: &Settings,
+    cluster: &EmbeddedCluster,
+    router: &Router,
+    pool: &PgPool,
+    entity_id: uuid::Uuid,
+) -> anyhow::Result<()> {
+    sqlx::raw_sql(support::postgraphile::COMPUTED_COLUMNS)
+        .execute(pool)
+        .await?;
+    let free_port = || -> anyhow::Result<u16> {
+        Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+            .local_addr()?
+            .port())
+    };
+    let Some(peer) = support::postgraphile::start(&cluster.url(DATABASE), free_port()?).await?
+    else {
+        return Ok(());
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let ours = format!("http://{}/graphql", listener.local_addr()?);
+    tokio::spawn(app::serve_connections(
+        listener,
+        router.clone(),
+        Duration::from_secs(10),
+        futures::future::pending(),
+    ));
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(settings.concurrency)
+        .build()?;
+    let shapes = [
+        (
+            "entity by id (28 fields)",
+            json!({"query": ENTITY_BY_ID, "variables": {"id": entity_id}}),
+            json!({"query": POSTGRAPHILE_ENTITY_BY_ID, "variables": {"id": entity_id}}),
+            3.0,
+        ),
+        (
+            "nested provenance (50 agents)",
+            json!({"query": NESTED}),
+            json!({"query": POSTGRAPHILE_NESTED}),
+            1.5,
+        ),
+    ];
+    println!(
+        "\nOver HTTP on loopback (reqwest, {} clients), ours against PostGraphile 4.14 + @graphile/postgis:",
+        settings.concurrency
+    );
+    println!(
+        "{:<40} {:>9} {:>8} {:>8} {:>11} {:>8} {:>8} {:>6} {:>7}",
+        "shape", "ours r/s", "p50 ms", "p99 ms", "PGraphile", "p50 ms", "p99 ms", "ratio", "target"
+    );
+    for (name, our_body, their_body, target) in shapes {
+        let (mut ours_best, mut theirs_best) = (Measured::default(), Measured::default());
+        for _ in 0..settings.rounds {
+            let measured = http_closed_loop(&client, &ours, &our_body, settings).await?;
+            if measured.rate > ours_best.rate {
+                ours_best = measured;
+            }
+            let measured = http_closed_loop(&client, &peer.url, &their_body, settings).await?;
+            if measured.rate > theirs_best.rate {
+                theirs_best = measured;
+            }
+        }
+        println!(
+            "{:<40} {:>9.0} {:>8.2} {:>8.2} {:>11.0} {:>8.2} {:>8.2} {:>6.2} {:>6.1}x",
+            name,
+            ours_best.rate,
+            ms(ours_best.p50),
+            ms(ours_best.p99),
+            theirs_best.rate,
+            ms(theirs_best.p50),
+            ms(theirs_best.p99),
+            ours_best.rate / theirs_best.rate.max(f64::MIN_POSITIVE),
+            target
+        );
+    }
+    drop(peer);
+    Ok(())
+}
+
+async fn http_closed_loop(
+    client: &reqwest::Client,
+    url: &str,
+    body: &Value,
+    settings: &Settings,
+) -> anyhow::Result<Measured> {
+    for _ in 0..20 {
+        support::postgraphile::post(client, url, body).await?;
+    }
+    let deadline = Instant::now() + Duration::from_secs(settings.seconds);
+    let tasks: Vec<_> = (0..settings.concurrency)
+        .map(|_| {
+            let (client, url, body) = (client.clone(), url.to_owned(), body.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while Instant::now() < deadline {
+                    latencies.push(support::postgraphile::post(&client, &url, &body).await?);
+                }
+                anyhow::Ok(latencies)
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await??);
+    }
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 - 1.0) * q).round() as usize];
+    Ok(Measured {
+        rate: latencies.len() as f64 / settings.seconds as f64,
+        p50: at(0.50),
+        p99: at(0.99),
+    })
 }
 
 fn ms(d: Duration) -> f64 {

@@ -3,3 +3,5 @@
 // Each bench target compiles this module on its own and uses only part of it.
 #[allow(dead_code)]
 pub mod generator;
+#[allow(dead_code)]
+pub mod postgraphile;
