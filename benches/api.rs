@@ -368,33 +368,16 @@ async fn http_closed_loop(
     body: &Value,
     settings: &Settings,
 ) -> anyhow::Result<Measured> {
-    for _ in 0..20 {
-        support::postgraphile::post(client, url, body).await?;
-    }
-    let deadline = Instant::now() + Duration::from_secs(settings.seconds);
-    let tasks: Vec<_> = (0..settings.concurrency)
-        .map(|_| {
-            let (client, url, body) = (client.clone(), url.to_owned(), body.clone());
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                while Instant::now() < deadline {
-                    latencies.push(support::postgraphile::post(&client, &url, &body).await?);
-                }
-                anyhow::Ok(latencies)
-            })
-        })
-        .collect();
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await??);
-    }
-    latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 - 1.0) * q).round() as usize];
-    Ok(Measured {
-        rate: latencies.len() as f64 / settings.seconds as f64,
-        p50: at(0.50),
-        p99: at(0.99),
-    })
+    let (client, url, body) = (client.clone(), url.to_owned(), body.clone());
+    measure(
+        settings.concurrency,
+        Duration::from_secs(settings.seconds),
+        move || {
+            let (client, url, body) = (client.clone(), url.clone(), body.clone());
+            async move { support::postgraphile::post(&client, &url, &body).await }
+        },
+    )
+    .await
 }
 
 fn ms(d: Duration) -> f64 {
@@ -541,18 +524,32 @@ async fn closed_loop(
     clients: usize,
     duration: Duration,
 ) -> anyhow::Result<Measured> {
-    let call = Arc::new(call.clone());
+    let (router, call) = (router.clone(), Arc::new(call.clone()));
+    measure(clients, duration, move || {
+        let (router, call) = (router.clone(), call.clone());
+        async move { one(&router, &call).await }
+    })
+    .await
+}
+
+/// `clients` loops each sending one request after another for `duration`, after 20 warm-up
+/// requests: the throughput and the latency percentiles.
+async fn measure<F, Fut>(clients: usize, duration: Duration, request: F) -> anyhow::Result<Measured>
+where
+    F: Fn() -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = anyhow::Result<Duration>> + Send,
+{
     for _ in 0..20 {
-        one(router, &call).await?;
+        request().await?;
     }
     let deadline = Instant::now() + duration;
     let tasks: Vec<_> = (0..clients)
         .map(|_| {
-            let (router, call) = (router.clone(), call.clone());
+            let request = request.clone();
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 while Instant::now() < deadline {
-                    latencies.push(one(&router, &call).await?);
+                    latencies.push(request().await?);
                 }
                 anyhow::Ok(latencies)
             })
