@@ -401,27 +401,24 @@ pub const ESTABLISHED_BY_AGENTS: i64 = 2;
 /// A move of the location farther than this replaces where the business is.
 pub const ESTABLISHED_LOCATION_MOVE_M: f64 = 100.0;
 
-/// The identity fields of a record, as keys (what a replacement is judged on).
+/// The identity fields of a record as it stood before a merge (what a replacement is judged on).
+/// Kept raw: keys are computed only for a field whose value changed (phone parsing is the costly
+/// part of a merge, and most merges change no identity field).
 pub struct Identity {
-    name_key: String,
-    website_key: Option<String>,
-    phone_key: Option<String>,
+    display_name: String,
+    website_url: Option<String>,
+    phone: Option<String>,
+    country_code: Option<String>,
     location: (f64, f64),
 }
 
 impl Identity {
     fn of(e: &Entity) -> Identity {
-        let keys = entity_keys(
-            Some(&e.display_name),
-            e.website_url.as_deref(),
-            e.phone.as_deref(),
-            e.country_code.as_deref(),
-            None,
-        );
         Identity {
-            name_key: keys.name_key.unwrap_or_default(),
-            website_key: keys.website_key,
-            phone_key: keys.phone_key,
+            display_name: e.display_name.clone(),
+            website_url: e.website_url.clone(),
+            phone: e.phone.clone(),
+            country_code: e.country_code.clone(),
             location: (e.location_lat, e.location_lng),
         }
     }
@@ -444,13 +441,21 @@ fn replaced_identity(
             .is_none_or(|setter| setter != agent.to_string())
     };
     let mut replaced = Vec::new();
-    if !before.name_key.is_empty() && after.name_key != before.name_key {
+    if after.display_name != before.display_name
+        && after.name_key != normalize::name_key(&before.display_name)
+    {
         replaced.push("display_name");
     }
-    if before.website_key.is_some() && after.website_key != before.website_key {
+    if let Some(website) = &before.website_url
+        && after.website_url.as_ref() != Some(website)
+        && after.website_key != normalize::website_key(website)
+    {
         replaced.push("website_url");
     }
-    if before.phone_key.is_some() && after.phone_key != before.phone_key {
+    if let Some(phone) = &before.phone
+        && after.phone.as_ref() != Some(phone)
+        && after.phone_key != normalize::phone_key(phone, before.country_code.as_deref())
+    {
         replaced.push("phone");
     }
     let moved = crate::domain::geo::sphere_distance_m(
