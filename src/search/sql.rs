@@ -297,9 +297,10 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     text.push(qb, req);
     match req.filters.get("status") {
         Some(statuses) => {
+            // A merged record is a redirect to its survivor: search never shows it.
             qb.push(" AND status = ANY(")
                 .bind(Param::TextArray(statuses.clone()))
-                .push(")");
+                .push(") AND status <> 'merged'");
         }
         None => {
             qb.push(" AND status NOT IN ('archived', 'withdrawn', 'merged')");
