@@ -121,9 +121,15 @@ async fn a_merge_unites_the_evidence_redirects_the_duplicate_and_can_be_undone()
         "{}",
         found.text
     );
-    let asked = app.get("/api/v1/search?query=meats&filters=status:merged|active").await;
+    let asked = app
+        .get("/api/v1/search?query=meats&filters=status:merged|active")
+        .await;
     assert!(
-        asked.body["results"].as_array().unwrap().iter().all(|h| h["id"] != b.as_str()),
+        asked.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["id"] != b.as_str()),
         "not even when asked for by status: {}",
         asked.text
     );
