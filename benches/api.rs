@@ -15,6 +15,10 @@
 
 mod support;
 
+/// The allocator the server binary uses (src/main.rs), so the figures are the server's.
+#[global_allocator]
+static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;
+
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
@@ -89,6 +93,7 @@ struct Workload {
 }
 
 fn main() -> anyhow::Result<()> {
+    spacetime_records::alloc::tune();
     let _ = tracing_subscriber::fmt()
         .with_env_filter("warn,sqlx=error")
         .try_init();

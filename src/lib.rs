@@ -18,6 +18,7 @@
 //! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
 
+pub mod alloc;
 pub mod app;
 pub mod auth;
 pub mod config;

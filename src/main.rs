@@ -98,8 +98,12 @@ async fn operator(
     })
 }
 
+#[global_allocator]
+static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    spacetime_records::alloc::tune();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
