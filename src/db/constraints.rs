@@ -50,6 +50,7 @@ fn is_transient(sqlstate: &str) -> bool {
 pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
     match &err {
         sqlx::Error::Database(db) if is_transient(db.code().as_deref().unwrap_or_default()) => {
+            crate::db::liveness::note_connection_failure();
             tracing::warn!(
                 sqlstate = db.code().as_deref().unwrap_or_default(),
                 "database unavailable or too slow"
@@ -97,6 +98,7 @@ pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
         | sqlx::Error::Io(_)
         | sqlx::Error::Tls(_)
         | sqlx::Error::WorkerCrashed => {
+            crate::db::liveness::note_connection_failure();
             tracing::warn!(error = %err, "database unavailable");
             AppError::NotReady("the database is unavailable; retry later".into())
         }

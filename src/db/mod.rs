@@ -10,6 +10,7 @@ pub mod entities;
 pub mod entries;
 pub mod events;
 pub mod listings;
+pub mod liveness;
 pub mod lookup;
 pub mod messages;
 pub mod nearby;
@@ -40,6 +41,8 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(Duration::from_secs(5))
+        .test_before_acquire(false)
+        .before_acquire(liveness::check_before_acquire)
 }
 
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
