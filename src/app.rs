@@ -62,13 +62,20 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         None => load_or_create_secret(&config.data_dir)?,
     };
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
-    Ok(AppState::new(crate::state::Shared {
+    let replicas = crate::services::read_route::Replicas::connect(&config, limits)
+        .context("the read replica URLs")?;
+    let state = AppState::new(crate::state::Shared {
         events: crate::services::events::EventHub::new(pool.clone()),
         pool,
         search_pool,
+        replicas,
         config: Arc::new(config),
         jwt,
-    }))
+    });
+    // Reads go to a replica only once it has been measured fit.
+    crate::services::read_route::check(&state).await;
+    crate::services::read_route::monitor(&state);
+    Ok(state)
 }
 
 /// The signing secret is generated once and kept (mode 0600) in the data directory.
@@ -131,6 +138,8 @@ pub fn build_router(state: AppState) -> Router {
     let max_concurrent = state.config.max_concurrent_requests;
     let docs_pages = crate::web::api_docs::pages(&openapi);
     let mcp = crate::mcp::router(state.clone());
+    // Installs the metrics recorder before the first request is counted.
+    crate::telemetry::handle();
     api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
         .fallback(|| async { AppError::NotFound("route").into_response() })
         .merge(mcp)
@@ -145,6 +154,7 @@ pub fn build_router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
         .layer(axum::middleware::from_fn(shed_load))
+        .layer(axum::middleware::from_fn(rest::observe::track))
         .layer(Extension(Arc::new(tokio::sync::Semaphore::new(max_concurrent))))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {

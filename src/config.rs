@@ -86,6 +86,34 @@ pub struct Config {
     /// refused (403), requests without one (every non-browser client) pass.
     #[arg(long, env = "STRS_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
+
+    /// Read replicas (streaming standbys of `DATABASE_URL`), comma-separated. Reads that
+    /// tolerate lag (lists, search, public reads, GraphQL queries) go to a replica in rotation;
+    /// writes, credential lookups and an agent's reads just after its own writes go to the primary.
+    #[arg(
+        long,
+        env = "DATABASE_REPLICA_URL",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub replica_urls: Vec<Secret>,
+
+    /// A replica further behind the primary than this (milliseconds of replay) leaves the
+    /// rotation until it catches up.
+    #[arg(long, env = "STRS_REPLICA_MAX_LAG_MS", default_value_t = 5_000)]
+    pub replica_max_lag_ms: u64,
+
+    /// How often each process measures its replicas' lag and reachability (milliseconds).
+    #[arg(long, env = "STRS_REPLICA_CHECK_MS", default_value_t = 1_000)]
+    pub replica_check_ms: u64,
+
+    /// After a write, the same agent's reads go to the primary for this many seconds.
+    #[arg(long, env = "STRS_READ_YOUR_WRITES_SECS", default_value_t = 5)]
+    pub read_your_writes_secs: u64,
+
+    /// Log lines as JSON objects (one per line) instead of text.
+    #[arg(long, env = "STRS_LOG_JSON", default_value_t = false)]
+    pub log_json: bool,
 }
 
 impl Config {
@@ -109,6 +137,11 @@ impl Config {
             max_concurrent_requests: 512,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
+            replica_urls: Vec::new(),
+            replica_max_lag_ms: 5_000,
+            replica_check_ms: 1_000,
+            read_your_writes_secs: 5,
+            log_json: false,
         }
     }
 
@@ -149,6 +182,14 @@ impl Config {
         anyhow::ensure!(
             self.db_max_connections >= 1,
             "STRS_DB_MAX_CONNECTIONS must be at least 1"
+        );
+        anyhow::ensure!(
+            (100..=3_600_000).contains(&self.replica_check_ms),
+            "STRS_REPLICA_CHECK_MS must be between 100 and 3600000"
+        );
+        anyhow::ensure!(
+            self.read_your_writes_secs <= 3_600,
+            "STRS_READ_YOUR_WRITES_SECS must be at most 3600"
         );
         anyhow::ensure!(
             (60..=86_400).contains(&self.access_token_ttl_secs),

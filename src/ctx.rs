@@ -11,6 +11,8 @@ pub struct Actor {
     pub principal_id: Option<Uuid>,
     pub scopes: Vec<String>,
     pub agent_status: AgentStatus,
+    /// The agent wrote within the read-your-writes window: its reads go to the primary.
+    pub wrote_recently: bool,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -34,5 +34,6 @@ pub mod search;
 pub mod services;
 pub mod state;
 pub mod storage;
+pub mod telemetry;
 pub mod transform;
 pub mod web;

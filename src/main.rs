@@ -104,13 +104,18 @@ static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::Mi
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     spacetime_records::alloc::tune();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn".into()),
-        )
-        .init();
     let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| "info,sqlx=warn".into());
+    if cli.config.log_json {
+        tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_env_filter(filter)
+            .init();
+    } else {
+        tracing_subscriber::fmt().with_env_filter(filter).init();
+    }
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => app::serve(cli.config).await,
         Command::ExportSchema { out } => {

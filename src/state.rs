@@ -15,6 +15,14 @@ impl AppState {
     pub fn new(shared: Shared) -> AppState {
         AppState(Arc::new(shared))
     }
+
+    pub fn from_shared(shared: Arc<Shared>) -> AppState {
+        AppState(shared)
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.0
+    }
 }
 
 impl std::ops::Deref for AppState {
@@ -30,6 +38,8 @@ pub struct Shared {
     pub search_pool: PgPool,
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
+    /// Read replicas and their measured health (`services::read_route`).
+    pub replicas: crate::services::read_route::Replicas,
     /// Change events from the database, for subscriptions.
     pub events: crate::services::events::EventHub,
 }

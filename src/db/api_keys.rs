@@ -17,6 +17,9 @@ pub struct Credential {
     pub key_status: ApiKeyStatus,
     pub agent_status: AgentStatus,
     pub last_used_at_tstamp_utc: Option<DateTime<Utc>>,
+    /// Seconds since the agent's last write was marked (`agent_recent_writes`), by the
+    /// database's clock; `None` when none is recorded.
+    pub seconds_since_write: Option<f64>,
 }
 
 const COLUMNS: &str = "id, agent_id, key_prefix, \
@@ -27,8 +30,10 @@ const COLUMNS: &str = "id, agent_id, key_prefix, \
 const CREDENTIAL_QUERY: &str = "SELECT k.id AS key_id, k.agent_id, m.principal_id, k.scopes,
         CASE WHEN k.status = 'active' AND k.expires_at_tstamp_utc <= now() THEN 'expired' ELSE k.status END
             AS key_status,
-        a.status AS agent_status, k.last_used_at_tstamp_utc
+        a.status AS agent_status, k.last_used_at_tstamp_utc,
+        extract(epoch FROM now() - w.wrote_at_tstamp_utc)::float8 AS seconds_since_write
     FROM agent_api_keys k JOIN agents a ON a.id = k.agent_id
+    LEFT JOIN agent_recent_writes w ON w.agent_id = a.id
     LEFT JOIN principal_memberships m
         ON m.principal_id = a.principal_id AND m.agent_id = a.id AND m.status = 'granted'";
 
@@ -104,6 +109,20 @@ pub async fn touch_last_used(pool: &PgPool, key_id: Uuid) -> Result<(), sqlx::Er
          WHERE id = $1 AND (last_used_at_tstamp_utc IS NULL OR last_used_at_tstamp_utc < now() - interval '1 minute')",
     )
     .bind(key_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Marks that `agent_id` has just written, for read-your-writes (at most once a second per agent,
+/// so a busy writer does not queue on its own row).
+pub async fn mark_recent_write(pool: &PgPool, agent_id: Uuid) -> Result<(), sqlx::Error> {
+    sqlx::query(
+        "INSERT INTO agent_recent_writes (agent_id, wrote_at_tstamp_utc) VALUES ($1, now())
+         ON CONFLICT (agent_id) DO UPDATE SET wrote_at_tstamp_utc = now()
+         WHERE agent_recent_writes.wrote_at_tstamp_utc < now() - interval '1 second'",
+    )
+    .bind(agent_id)
     .execute(pool)
     .await?;
     Ok(())

@@ -79,6 +79,63 @@ impl EmbeddedCluster {
         Ok(cluster)
     }
 
+    /// A streaming read replica of `primary` in `data_dir` (physical replication:
+    /// `pg_basebackup -R`), created afresh (a server already running there is stopped and its
+    /// directory replaced) and started. For tests, benches and the local topology.
+    pub fn create_standby(
+        primary: &EmbeddedCluster,
+        data_dir: &Path,
+        durability: Durability,
+    ) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating {}", data_dir.display()))?;
+        let data_dir = data_dir.canonicalize()?;
+        let mut standby = EmbeddedCluster {
+            socket_dir: socket_dir_for(&data_dir)?,
+            data_dir,
+            port: CLUSTER_PORT,
+            bindir: primary.bindir.clone(),
+            run_as: primary.run_as.clone(),
+            started_here: false,
+        };
+        if standby.running_instance().is_some() {
+            standby.stop()?;
+        }
+        std::fs::remove_dir_all(&standby.data_dir)?;
+        standby.prepare_directories()?;
+        let data = standby.data_dir.to_string_lossy().to_string();
+        let host = primary.socket_dir.to_string_lossy().to_string();
+        let port = primary.port.to_string();
+        standby
+            .run(
+                "pg_basebackup",
+                &[
+                    "-D",
+                    &data,
+                    "-h",
+                    &host,
+                    "-p",
+                    &port,
+                    "-U",
+                    SERVICE_USER,
+                    "-X",
+                    "stream",
+                    "-R",
+                    "-c",
+                    "fast",
+                ],
+            )
+            .context("pg_basebackup failed")?;
+        // The primary's pid file and logs are not part of a base backup; its settings are.
+        standby.start(durability)?;
+        standby.started_here = true;
+        if let Some((port, socket_dir)) = standby.running_instance() {
+            standby.port = port;
+            standby.socket_dir = socket_dir;
+        }
+        Ok(standby)
+    }
+
     /// Where the server binaries are (benchmarks run pgbench from here).
     pub fn bindir(&self) -> &Path {
         &self.bindir

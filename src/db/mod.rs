@@ -20,6 +20,7 @@ pub mod principals;
 pub mod provenance;
 pub mod ranker;
 pub mod rate_limits;
+pub mod replicas;
 pub mod requests;
 pub mod review;
 pub mod signals;
@@ -93,6 +94,31 @@ pub async fn connect_limited(
 ) -> anyhow::Result<PgPool> {
     let options = limits.apply(PgConnectOptions::from_str(url)?);
     Ok(pool_options(max_connections).connect_with(options).await?)
+}
+
+/// A time-limited pool whose connections open on first use (a read replica need not be up when
+/// the service starts).
+pub fn connect_lazy(
+    url: &str,
+    max_connections: u32,
+    limits: SessionLimits,
+) -> anyhow::Result<PgPool> {
+    let options = limits.apply(PgConnectOptions::from_str(url)?);
+    Ok(pool_options(max_connections).connect_lazy_with(options))
+}
+
+/// `host:port/database` of a URL, without user or password: what logs, `/ready` and metrics may
+/// name.
+pub fn display_name(url: &str) -> String {
+    match PgConnectOptions::from_str(url) {
+        Ok(options) => format!(
+            "{}:{}/{}",
+            options.get_host(),
+            options.get_port(),
+            options.get_database().unwrap_or("")
+        ),
+        Err(_) => "unparsable URL".to_string(),
+    }
 }
 
 /// The pool searches run on. Its sessions plan every statement for the values of each call

@@ -28,3 +28,14 @@ pub async fn finish(conn: &mut PgConnection, id: Uuid, processed: i32) -> Result
         .await?;
     Ok(())
 }
+
+/// Entries waiting for the transformer, counted up to `cap` (the partial pending index keeps this
+/// cheap; the cap bounds it when a backlog is huge).
+pub async fn backlog(pool: &sqlx::PgPool, cap: i64) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT 1 FROM space_time_entries WHERE status = 'pending' LIMIT $1) pending",
+    )
+    .bind(cap)
+    .fetch_one(pool)
+    .await
+}

@@ -105,6 +105,7 @@ impl LimitedSchema {
     fn admit(&self, request: &mut Request) -> ServerResult<()> {
         self.persisted.resolve(request)?;
         if let Some(document) = self.parsed.get(request.query.as_str()) {
+            route_reads(&document, request.operation_name.as_deref());
             request.set_parsed_query(document.as_ref().clone());
             return Ok(());
         }
@@ -115,8 +116,25 @@ impl LimitedSchema {
             self.parsed
                 .insert(request.query.clone(), Arc::new(document.clone()));
         }
+        route_reads(&document, request.operation_name.as_deref());
         request.set_parsed_query(document);
         Ok(())
+    }
+}
+
+/// A mutation reads and writes the primary, and makes its caller a recent writer; a query may
+/// read a replica (`services::read_route`).
+fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) {
+    use async_graphql::parser::types::{DocumentOperations, OperationType};
+    let mutates = match &document.operations {
+        DocumentOperations::Single(operation) => operation.node.ty == OperationType::Mutation,
+        DocumentOperations::Multiple(operations) => operations.iter().any(|(name, operation)| {
+            operation.node.ty == OperationType::Mutation
+                && operation_name.is_none_or(|wanted| wanted == name.as_str())
+        }),
+    };
+    if mutates {
+        crate::services::read_route::writing();
     }
 }
 

@@ -28,11 +28,15 @@ pub fn loader<'a, T: PerRequest>(ctx: &Context<'a>) -> &'a T {
 fn plain<T: Loader<K>, K: Send + Sync + std::hash::Hash + Eq + Clone + 'static>(
     loader: T,
 ) -> DataLoader<T> {
-    DataLoader::new(loader, tokio::spawn)
+    DataLoader::new(loader, crate::services::read_route::spawner())
 }
 
 fn remembering<T: Loader<Uuid>>(loader: T) -> Cached<T> {
-    DataLoader::with_cache(loader, tokio::spawn, HashMapCache::default())
+    DataLoader::with_cache(
+        loader,
+        crate::services::read_route::spawner(),
+        HashMapCache::default(),
+    )
 }
 
 macro_rules! request_loaders {

@@ -7,7 +7,7 @@ use crate::services;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
-use axum::http::{HeaderMap, header, request::Parts};
+use axum::http::{HeaderMap, Method, header, request::Parts};
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
@@ -293,13 +293,40 @@ pub async fn authenticate(
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let (mut parts, body) = req.into_parts();
-    match context(&parts, &state).await {
-        Ok(ctx) => {
-            parts.extensions.insert(ctx);
-            next.run(Request::from_parts(parts, body)).await
-        }
-        Err(error) => error.into_response(),
+    let ctx = match context(&parts, &state).await {
+        Ok(ctx) => ctx,
+        Err(error) => return error.into_response(),
+    };
+    if state.replicas.is_empty() {
+        parts.extensions.insert(ctx);
+        return next.run(Request::from_parts(parts, body)).await;
     }
+    let reads_only = matches!(parts.method, Method::GET | Method::HEAD);
+    let is_graphql = parts.uri.path() == "/graphql";
+    let writer = ctx.actor.as_ref().map(|a| a.agent_id);
+    let replica_allowed = (reads_only || (is_graphql && parts.method == Method::POST))
+        && !ctx.actor.as_ref().is_some_and(|a| a.wrote_recently);
+    parts.extensions.insert(ctx);
+    let (response, graphql_mutated) = crate::services::read_route::scoped(
+        replica_allowed,
+        next.run(Request::from_parts(parts, body)),
+    )
+    .await;
+    let wrote = if is_graphql {
+        graphql_mutated
+    } else {
+        !reads_only
+    };
+    if let Some(agent_id) = writer.filter(|_| wrote && response.status().is_success())
+        && let Err(error) = crate::services::auth::note_write(&state, agent_id).await
+    {
+        // The write itself succeeded; only read-your-writes is weakened.
+        tracing::warn!(
+            error = error.public_message(),
+            "marking a recent write failed"
+        );
+    }
+    response
 }
 
 /// The request's `Ctx`: the one `authenticate` stored, or built from the headers.

@@ -21,3 +21,19 @@ pub async fn get_ready(
 ) -> Result<Json<BTreeMap<String, String>>, AppError> {
     health::ready(&state).await.map(Json)
 }
+
+/// Prometheus text exposition of this process: requests per route and status, latency
+/// histograms, pool use, replica lag and rotation, transformer throughput and backlog. Each
+/// process answers for itself; scrape every process.
+#[utoipa::path(get, path = "/metrics", tag = "status",
+    responses((status = 200, description = "Prometheus text format, version 0.0.4", body = String,
+               content_type = "text/plain")))]
+pub async fn get_metrics(State(state): State<AppState>) -> impl axum::response::IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        crate::services::metrics::render(&state).await,
+    )
+}

@@ -12,6 +12,7 @@ mod geojson;
 mod health;
 mod messages;
 mod multipart;
+pub mod observe;
 pub mod openapi_responses;
 mod principals;
 mod processing;
@@ -91,6 +92,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(health::get_health))
         .routes(routes!(health::get_ready))
+        .routes(routes!(health::get_metrics))
         .routes(routes!(
             principals::create_principal,
             principals::list_principals

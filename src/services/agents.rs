@@ -127,7 +127,7 @@ pub async fn register(
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Agent> {
-    db::get(&state.pool, id)
+    db::get(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("agent"))
 }
@@ -140,7 +140,7 @@ pub async fn me(state: &AppState, ctx: &Ctx) -> AppResult<Agent> {
 /// Agents, newest first, as the GraphQL graph navigates them (every field is public via GET by id).
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, &params).await?,
+        db::list(crate::services::read_route::reads(state), &params).await?,
         &params,
     ))
 }
@@ -161,7 +161,12 @@ pub async fn list_by_principal(
     params: ListParams,
 ) -> AppResult<Page<Agent>> {
     Ok(Page::from_rows(
-        db::list_by_principal(&state.pool, principal_id, &params).await?,
+        db::list_by_principal(
+            crate::services::read_route::reads(state),
+            principal_id,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
@@ -176,5 +181,5 @@ pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppR
 
 /// Batch read for loaders: one query for many ids.
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Agent>> {
-    Ok(db::get_many(&state.pool, ids).await?)
+    Ok(db::get_many(crate::services::read_route::reads(state), ids).await?)
 }

@@ -22,6 +22,7 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
             principal_id: credential.principal_id,
             scopes: claims.scopes,
             agent_status: credential.agent_status,
+            wrote_recently: wrote_recently(state, &credential),
         });
     }
     if !api_key::is_well_formed(credential) {
@@ -39,9 +40,25 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
         agent_id: credential.agent_id,
         key_id: credential.key_id,
         principal_id: credential.principal_id,
+        wrote_recently: wrote_recently(state, &credential),
         scopes: credential.scopes,
         agent_status: credential.agent_status,
     })
+}
+
+fn wrote_recently(state: &AppState, credential: &Credential) -> bool {
+    credential
+        .seconds_since_write
+        .is_some_and(|s| s < state.config.read_your_writes_secs as f64)
+}
+
+/// Remembers that the agent has just written, so its next reads, whichever process answers
+/// them, go to the primary (only needed, and only done, when read replicas are configured).
+pub async fn note_write(state: &AppState, agent_id: uuid::Uuid) -> AppResult<()> {
+    if state.replicas.is_empty() {
+        return Ok(());
+    }
+    Ok(db::mark_recent_write(&state.pool, agent_id).await?)
 }
 
 fn usable(found: Option<Credential>) -> Option<Credential> {

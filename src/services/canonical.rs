@@ -33,7 +33,7 @@ pub const EDGE_LIMIT: i64 = 100;
 /// The entity an id names; a merged record's id answers with the record it was merged into
 /// (compare the returned id with the asked one).
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
-    entities::get_following_merges(&state.pool, id)
+    entities::get_following_merges(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("entity"))
 }
@@ -46,17 +46,17 @@ pub async fn entities(
 ) -> AppResult<Page<Entity>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        entities::list(&state.pool, status, &params).await?,
+        entities::list(crate::services::read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
 pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
-    Ok(entities::get_many(&state.pool, ids).await?)
+    Ok(entities::get_many(crate::services::read_route::reads(state), ids).await?)
 }
 
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    offers::get::<Listing>(&state.pool, id)
+    offers::get::<Listing>(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("listing"))
 }
@@ -69,13 +69,13 @@ pub async fn listings(
 ) -> AppResult<Page<Listing>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        offers::list::<Listing>(&state.pool, status, &params).await?,
+        offers::list::<Listing>(crate::services::read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
 pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
-    Ok(offers::get_many::<Listing>(&state.pool, ids).await?)
+    Ok(offers::get_many::<Listing>(crate::services::read_route::reads(state), ids).await?)
 }
 
 pub async fn listings_of_provider(
@@ -84,13 +84,18 @@ pub async fn listings_of_provider(
     params: ListParams,
 ) -> AppResult<Page<Listing>> {
     Ok(Page::from_rows(
-        offers::list_by_parent::<Listing>(&state.pool, entity_id, &params).await?,
+        offers::list_by_parent::<Listing>(
+            crate::services::read_route::reads(state),
+            entity_id,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
 
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    offers::get::<CanonicalRequest>(&state.pool, id)
+    offers::get::<CanonicalRequest>(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("request"))
 }
@@ -103,13 +108,21 @@ pub async fn requests(
 ) -> AppResult<Page<CanonicalRequest>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        offers::list::<CanonicalRequest>(&state.pool, status, &params).await?,
+        offers::list::<CanonicalRequest>(
+            crate::services::read_route::reads(state),
+            status,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
 
 pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
-    Ok(offers::get_many::<CanonicalRequest>(&state.pool, ids).await?)
+    Ok(
+        offers::get_many::<CanonicalRequest>(crate::services::read_route::reads(state), ids)
+            .await?,
+    )
 }
 
 pub async fn contributions(
@@ -118,7 +131,7 @@ pub async fn contributions(
     params: ListParams,
 ) -> AppResult<Page<LinkContribution>> {
     Ok(Page::from_rows(
-        contributions::list(&state.pool, &filter, &params).await?,
+        contributions::list(crate::services::read_route::reads(state), &filter, &params).await?,
         &params,
     ))
 }
@@ -127,14 +140,24 @@ pub async fn contributions_to(
     state: &AppState,
     targets: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_targets(&state.pool, targets, EDGE_LIMIT).await?)
+    Ok(contributions::for_targets(
+        crate::services::read_route::reads(state),
+        targets,
+        EDGE_LIMIT,
+    )
+    .await?)
 }
 
 pub async fn contributions_from(
     state: &AppState,
     entries: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_entries(&state.pool, entries, EDGE_LIMIT).await?)
+    Ok(contributions::for_entries(
+        crate::services::read_route::reads(state),
+        entries,
+        EDGE_LIMIT,
+    )
+    .await?)
 }
 
 /// A canonical record with the link contributions that made it: the newest 100, oldest first

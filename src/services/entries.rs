@@ -279,13 +279,13 @@ pub async fn create(
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<SpaceTimeEntry> {
-    db::get(&state.pool, id)
+    db::get(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("space-time entry"))
 }
 
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<SpaceTimeEntry>> {
-    Ok(db::get_many(&state.pool, ids).await?)
+    Ok(db::get_many(crate::services::read_route::reads(state), ids).await?)
 }
 
 pub async fn list(
@@ -295,7 +295,13 @@ pub async fn list(
     params: ListParams,
 ) -> AppResult<Page<SpaceTimeEntry>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, status, agent_id, &params).await?,
+        db::list(
+            crate::services::read_route::reads(state),
+            status,
+            agent_id,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
@@ -309,7 +315,7 @@ pub async fn attachment(
     let path = BlobStore::new(&state.config.data_dir)
         .location(sha256)
         .ok_or(AppError::NotFound("attachment"))?;
-    let media_type = db::attachment_media_type(&state.pool, sha256)
+    let media_type = db::attachment_media_type(crate::services::read_route::reads(state), sha256)
         .await?
         .ok_or(AppError::NotFound("attachment"))?;
     let file = match tokio::fs::File::open(&path).await {
@@ -347,7 +353,13 @@ pub async fn list_for_agents(
     status: Option<EntryStatus>,
     params: ListParams,
 ) -> AppResult<std::collections::HashMap<Uuid, Page<SpaceTimeEntry>>> {
-    let rows = db::list_for_agents(&state.pool, agents, status, &params).await?;
+    let rows = db::list_for_agents(
+        crate::services::read_route::reads(state),
+        agents,
+        status,
+        &params,
+    )
+    .await?;
     let mut grouped: std::collections::HashMap<Uuid, Vec<SpaceTimeEntry>> =
         agents.iter().map(|agent| (*agent, Vec::new())).collect();
     for row in rows {

@@ -28,10 +28,11 @@ pub async fn entity_as_of(
     id: Uuid,
     as_of: DateTime<Utc>,
 ) -> AppResult<Option<Entity>> {
-    let Some(today) = db::entities::get(&state.pool, id).await? else {
+    let Some(today) = db::entities::get(crate::services::read_route::reads(state), id).await?
+    else {
         return Ok(None);
     };
-    let mut conn = state.pool.acquire().await?;
+    let mut conn = crate::services::read_route::reads(state).acquire().await?;
     let steps = db::provenance::replay_steps(
         &mut conn,
         CanonicalTable::Entities,

@@ -40,7 +40,7 @@ impl RecordKind {
 
 /// The kind of record `id` names, if any. Whether the caller may see it is the getter's rule.
 pub async fn kind_of(state: &AppState, id: Uuid) -> AppResult<Option<RecordKind>> {
-    let table = db::lookup::table_of(&state.pool, id).await?;
+    let table = db::lookup::table_of(crate::services::read_route::reads(state), id).await?;
     Ok(table.as_deref().and_then(RecordKind::of_table))
 }
 

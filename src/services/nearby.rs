@@ -57,9 +57,14 @@ where
     T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
 {
     let (query, params) = query(args)?;
-    let rows = db::nearby::records(&state.search_pool, table, columns, &query)
-        .await
-        .map_err(AppError::from)?;
+    let rows = db::nearby::records(
+        crate::services::read_route::search_reads(state),
+        table,
+        columns,
+        &query,
+    )
+    .await
+    .map_err(AppError::from)?;
     Ok(Page::from_rows(rows, &params))
 }
 

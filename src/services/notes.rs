@@ -164,14 +164,20 @@ pub async fn list(
     params: ListParams,
 ) -> AppResult<Page<Note>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, viewer(ctx), &filter, &params).await?,
+        db::list(
+            crate::services::read_route::reads(state),
+            viewer(ctx),
+            &filter,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
 
 pub async fn for_targets(state: &AppState, ctx: &Ctx, targets: &[Uuid]) -> AppResult<Vec<Note>> {
     Ok(db::for_targets(
-        &state.pool,
+        crate::services::read_route::reads(state),
         viewer(ctx),
         targets,
         super::canonical::EDGE_LIMIT,

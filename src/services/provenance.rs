@@ -23,7 +23,9 @@ pub async fn field_sources(
     table: CanonicalTable,
     ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, Vec<FieldSource>>> {
-    let rows = db::provenance::field_evidence(&state.pool, table, ids).await?;
+    let rows =
+        db::provenance::field_evidence(crate::services::read_route::reads(state), table, ids)
+            .await?;
     Ok(rows
         .into_iter()
         .map(|(id, evidence)| (id, sources_of(&evidence)))
@@ -122,7 +124,7 @@ pub async fn influence(
     agent_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, AgentInfluence>> {
     let mut found: HashMap<Uuid, AgentInfluence> =
-        db::provenance::influence(&state.pool, agent_ids)
+        db::provenance::influence(crate::services::read_route::reads(state), agent_ids)
             .await?
             .into_iter()
             .collect();

@@ -88,7 +88,8 @@ pub async fn search(
     loc: &[&str],
 ) -> AppResult<SearchResponse> {
     let request = SearchRequest::validate(input, loc)?;
-    let (hits, text_matching) = search::run(&state.search_pool, &request).await?;
+    let (hits, text_matching) =
+        search::run(crate::services::read_route::search_reads(state), &request).await?;
     let results = hits
         .into_iter()
         .map(into_result)

@@ -123,7 +123,7 @@ pub async fn list(
     params: ListParams,
 ) -> AppResult<Page<Signal>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, &filter, &params).await?,
+        db::list(crate::services::read_route::reads(state), &filter, &params).await?,
         &params,
     ))
 }
@@ -136,18 +136,34 @@ pub async fn duplicate_candidates(
     params: ListParams,
 ) -> AppResult<Page<DuplicateCandidate>> {
     Ok(Page::from_rows(
-        db::duplicate_candidates(&state.pool, status, record_id, &params).await?,
+        db::duplicate_candidates(
+            crate::services::read_route::reads(state),
+            status,
+            record_id,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
 
 pub async fn for_targets(state: &AppState, targets: &[Uuid]) -> AppResult<Vec<Signal>> {
-    Ok(db::for_targets(&state.pool, targets, super::canonical::EDGE_LIMIT).await?)
+    Ok(db::for_targets(
+        crate::services::read_route::reads(state),
+        targets,
+        super::canonical::EDGE_LIMIT,
+    )
+    .await?)
 }
 
 pub async fn candidates_for(
     state: &AppState,
     records: &[Uuid],
 ) -> AppResult<Vec<DuplicateCandidate>> {
-    Ok(db::candidates_for(&state.pool, records, super::canonical::EDGE_LIMIT).await?)
+    Ok(db::candidates_for(
+        crate::services::read_route::reads(state),
+        records,
+        super::canonical::EDGE_LIMIT,
+    )
+    .await?)
 }

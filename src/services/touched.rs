@@ -136,7 +136,12 @@ pub async fn for_agents(
         after: w.after,
         limit: params.fetch_limit(),
     };
-    let rows = db::touched::records(&state.search_pool, agents, &query).await?;
+    let rows = db::touched::records(
+        crate::services::read_route::search_reads(state),
+        agents,
+        &query,
+    )
+    .await?;
     let mut grouped: HashMap<Uuid, Vec<TouchedRecord>> = HashMap::new();
     for row in rows {
         let agent = row.agent_id;

@@ -68,7 +68,7 @@ where
     let status = status_filter(args.status, &status_loc)?;
     let area = area(args)?;
     let rows = db::within::records(
-        &state.search_pool,
+        crate::services::read_route::search_reads(state),
         table,
         columns,
         area,

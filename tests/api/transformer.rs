@@ -570,6 +570,7 @@ async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() 
                 principal_id: None,
                 scopes: vec!["admin".into()],
                 agent_status: spacetime_records::domain::AgentStatus::Active,
+                wrote_recently: false,
             }),
             request_id: String::new(),
             client: None,

@@ -78,6 +78,7 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
         if batch.claimed == 0 {
             break;
         }
+        crate::telemetry::record_batch(batch.results.len());
         if batch.results.is_empty() {
             deferred_rounds += 1;
             if deferred_rounds >= ALL_DEFERRED_ROUNDS {

@@ -1,0 +1,42 @@
+//! What the service asks a read replica (and the primary) to decide whether reads may go there.
+
+use sqlx::PgPool;
+
+/// A replica's position relative to the primary at one moment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReplicaLag {
+    /// False when the server is not a standby at all (promoted, or misconfigured).
+    pub in_recovery: bool,
+    /// WAL bytes the primary has written that the replica has not replayed yet.
+    pub bytes: f64,
+    /// Seconds since the commit of the last transaction the replica replayed. Only meaningful
+    /// while `bytes > 0`: after a quiet hour on the primary it is an hour, with nothing to replay.
+    pub replay_age: Option<f64>,
+}
+
+pub async fn measure(replica: &PgPool, primary: &PgPool) -> Result<ReplicaLag, sqlx::Error> {
+    let (in_recovery, replayed, replay_age): (bool, Option<String>, Option<f64>) = sqlx::query_as(
+        "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text,
+                extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8",
+    )
+    .fetch_one(replica)
+    .await?;
+    let Some(replayed) = replayed.filter(|_| in_recovery) else {
+        return Ok(ReplicaLag {
+            in_recovery: false,
+            bytes: 0.0,
+            replay_age: None,
+        });
+    };
+    let bytes: f64 = sqlx::query_scalar(
+        "SELECT greatest(pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn), 0)::float8",
+    )
+    .bind(&replayed)
+    .fetch_one(primary)
+    .await?;
+    Ok(ReplicaLag {
+        in_recovery: true,
+        bytes,
+        replay_age,
+    })
+}

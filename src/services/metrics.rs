@@ -1,0 +1,45 @@
+//! The Prometheus exposition of this process (`GET /metrics`): its own counters and histograms
+//! (`telemetry`), plus gauges of shared state measured now.
+
+use crate::state::AppState;
+use crate::telemetry;
+use sqlx::PgPool;
+
+/// The transformer backlog is counted up to this many entries, so a scrape stays cheap whatever
+/// the backlog.
+const BACKLOG_COUNT_CAP: i64 = 1_000_000;
+
+pub async fn render(state: &AppState) -> String {
+    let handle = telemetry::handle();
+    pool_gauges("primary", "primary", &state.pool);
+    pool_gauges("primary_search", "primary", &state.search_pool);
+    for (name, pool, search_pool) in state.replicas.pools() {
+        pool_gauges("replica", name, pool);
+        pool_gauges("replica_search", name, search_pool);
+    }
+    for (name, health) in state.replicas.health() {
+        let labels = [("server", name.to_string())];
+        metrics::gauge!(telemetry::REPLICA_LAG, &labels).set(health.lag_seconds);
+        metrics::gauge!(telemetry::REPLICA_LAG_BYTES, &labels).set(health.lag_bytes);
+        let in_rotation = health.state == crate::services::read_route::ReplicaState::InRotation;
+        metrics::gauge!(telemetry::REPLICA_IN_ROTATION, &labels)
+            .set(f64::from(u8::from(in_rotation)));
+    }
+    // A scrape during an outage still answers, without the backlog gauge's update.
+    if let Ok(backlog) = crate::db::transformer_runs::backlog(&state.pool, BACKLOG_COUNT_CAP).await
+    {
+        metrics::gauge!(telemetry::TRANSFORMER_BACKLOG).set(backlog as f64);
+    }
+    handle.render()
+}
+
+fn pool_gauges(pool_name: &str, server: &str, pool: &PgPool) {
+    let labels = [
+        ("pool", pool_name.to_string()),
+        ("server", server.to_string()),
+    ];
+    metrics::gauge!(telemetry::POOL_CONNECTIONS, &labels).set(f64::from(pool.size()));
+    metrics::gauge!(telemetry::POOL_IDLE, &labels).set(pool.num_idle() as f64);
+    metrics::gauge!(telemetry::POOL_MAX, &labels)
+        .set(f64::from(pool.options().get_max_connections()));
+}
