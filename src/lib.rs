@@ -17,6 +17,8 @@
 //! - `mcp`      the MCP endpoint: tools over the same services, docs and rubrics as resources
 //! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
+//! - `telemetry` Prometheus metrics of this process (`/metrics`)
+//! - `topology` a primary, a streaming replica and N server processes on one machine
 
 pub mod alloc;
 pub mod app;
@@ -35,5 +37,6 @@ pub mod services;
 pub mod state;
 pub mod storage;
 pub mod telemetry;
+pub mod topology;
 pub mod transform;
 pub mod web;

@@ -1,4 +1,4 @@
-//! The command line: serve (default), migrate, export-schema, export-openapi, admin.
+//! The command line: serve (default), migrate, export-schema, export-openapi, admin, topology.
 
 use clap::{Parser, Subcommand};
 use spacetime_records::config::Config;
@@ -36,6 +36,17 @@ enum Command {
     /// Operator tasks.
     #[command(subcommand)]
     Admin(Admin),
+    /// Start a local scale-out topology: a primary and a streaming replica (private clusters
+    /// under --dir) and several server processes sharing them, until Ctrl-C.
+    Topology {
+        #[arg(long, default_value_t = 2)]
+        processes: usize,
+        #[arg(long, default_value_t = 8081)]
+        first_port: u16,
+        /// Default: <STRS_DATA_DIR>/topology.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -132,6 +143,14 @@ async fn main() -> anyhow::Result<()> {
             app::build_state(cli.config, &url).await?;
             println!("migrations applied");
             Ok(())
+        }
+        Command::Topology {
+            processes,
+            first_port,
+            dir,
+        } => {
+            let dir = dir.unwrap_or_else(|| cli.config.data_dir.join("topology"));
+            spacetime_records::topology::run_local(&dir, processes, first_port).await
         }
         Command::Admin(admin) => {
             let (url, _cluster) = app::database_url(&cli.config).await?;

@@ -81,11 +81,15 @@ impl EmbeddedCluster {
 
     /// A streaming read replica of `primary` in `data_dir` (physical replication:
     /// `pg_basebackup -R`), created afresh (a server already running there is stopped and its
-    /// directory replaced) and started. For tests, benches and the local topology.
+    /// directory replaced) and started. It streams through the physical replication slot
+    /// `slot`, created here (drop an old one first: `db::replicas::drop_slot`), so the primary
+    /// keeps the WAL the replica has not received even when it falls far behind; drop the slot
+    /// when the replica is gone for good. For tests, benches and the local topology.
     pub fn create_standby(
         primary: &EmbeddedCluster,
         data_dir: &Path,
         durability: Durability,
+        slot: &str,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(data_dir)
             .with_context(|| format!("creating {}", data_dir.display()))?;
@@ -123,10 +127,20 @@ impl EmbeddedCluster {
                     "-R",
                     "-c",
                     "fast",
+                    "-C",
+                    "-S",
+                    slot,
                 ],
             )
             .context("pg_basebackup failed")?;
-        // The primary's pid file and logs are not part of a base backup; its settings are.
+        // The primary's socket lives in its data directory: the backup copies its lock file
+        // (and the primary's log), which would stop the standby from opening its own socket.
+        for entry in std::fs::read_dir(&standby.data_dir)?.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.starts_with(".s.PGSQL.") || name == "server.log" {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
         standby.start(durability)?;
         standby.started_here = true;
         if let Some((port, socket_dir)) = standby.running_instance() {

@@ -113,7 +113,11 @@ pub fn display_name(url: &str) -> String {
     match PgConnectOptions::from_str(url) {
         Ok(options) => format!(
             "{}:{}/{}",
-            options.get_host(),
+            // A Unix-socket URL's host is only a label; its socket directory tells servers apart.
+            options.get_socket().map_or_else(
+                || options.get_host().to_string(),
+                |dir| dir.display().to_string()
+            ),
             options.get_port(),
             options.get_database().unwrap_or("")
         ),

@@ -127,8 +127,7 @@ pub async fn register(
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Agent> {
-    db::get(crate::services::read_route::reads(state), id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("agent"))
 }
 
@@ -181,5 +180,10 @@ pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppR
 
 /// Batch read for loaders: one query for many ids.
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Agent>> {
-    Ok(db::get_many(crate::services::read_route::reads(state), ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |a| a.id,
+        |pool, ids| db::get_many(pool, ids)
+    )?)
 }

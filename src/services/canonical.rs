@@ -7,6 +7,7 @@ use crate::db::offers;
 use crate::db::requests::CanonicalRequest;
 use crate::domain::{CanonicalTable, ListParams, Page};
 use crate::error::{AppError, AppResult};
+use crate::services::read_route;
 use crate::state::AppState;
 use uuid::Uuid;
 
@@ -33,8 +34,7 @@ pub const EDGE_LIMIT: i64 = 100;
 /// The entity an id names; a merged record's id answers with the record it was merged into
 /// (compare the returned id with the asked one).
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
-    entities::get_following_merges(crate::services::read_route::reads(state), id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| entities::get_following_merges(pool, id))?
         .ok_or(AppError::NotFound("entity"))
 }
 
@@ -46,18 +46,22 @@ pub async fn entities(
 ) -> AppResult<Page<Entity>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        entities::list(crate::services::read_route::reads(state), status, &params).await?,
+        entities::list(read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
 pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
-    Ok(entities::get_many(crate::services::read_route::reads(state), ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |e| e.id,
+        |pool, ids| entities::get_many(pool, ids)
+    )?)
 }
 
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    offers::get::<Listing>(crate::services::read_route::reads(state), id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| offers::get::<Listing>(pool, id))?
         .ok_or(AppError::NotFound("listing"))
 }
 
@@ -69,13 +73,18 @@ pub async fn listings(
 ) -> AppResult<Page<Listing>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        offers::list::<Listing>(crate::services::read_route::reads(state), status, &params).await?,
+        offers::list::<Listing>(read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
 pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
-    Ok(offers::get_many::<Listing>(crate::services::read_route::reads(state), ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |l| l.id,
+        |pool, ids| offers::get_many::<Listing>(pool, ids)
+    )?)
 }
 
 pub async fn listings_of_provider(
@@ -84,19 +93,13 @@ pub async fn listings_of_provider(
     params: ListParams,
 ) -> AppResult<Page<Listing>> {
     Ok(Page::from_rows(
-        offers::list_by_parent::<Listing>(
-            crate::services::read_route::reads(state),
-            entity_id,
-            &params,
-        )
-        .await?,
+        offers::list_by_parent::<Listing>(read_route::reads(state), entity_id, &params).await?,
         &params,
     ))
 }
 
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    offers::get::<CanonicalRequest>(crate::services::read_route::reads(state), id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| offers::get::<CanonicalRequest>(pool, id))?
         .ok_or(AppError::NotFound("request"))
 }
 
@@ -108,21 +111,18 @@ pub async fn requests(
 ) -> AppResult<Page<CanonicalRequest>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        offers::list::<CanonicalRequest>(
-            crate::services::read_route::reads(state),
-            status,
-            &params,
-        )
-        .await?,
+        offers::list::<CanonicalRequest>(read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
 pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
-    Ok(
-        offers::get_many::<CanonicalRequest>(crate::services::read_route::reads(state), ids)
-            .await?,
-    )
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |r| r.id,
+        |pool, ids| offers::get_many::<CanonicalRequest>(pool, ids)
+    )?)
 }
 
 pub async fn contributions(
@@ -131,7 +131,7 @@ pub async fn contributions(
     params: ListParams,
 ) -> AppResult<Page<LinkContribution>> {
     Ok(Page::from_rows(
-        contributions::list(crate::services::read_route::reads(state), &filter, &params).await?,
+        contributions::list(read_route::reads(state), &filter, &params).await?,
         &params,
     ))
 }
@@ -140,24 +140,14 @@ pub async fn contributions_to(
     state: &AppState,
     targets: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_targets(
-        crate::services::read_route::reads(state),
-        targets,
-        EDGE_LIMIT,
-    )
-    .await?)
+    Ok(contributions::for_targets(read_route::reads(state), targets, EDGE_LIMIT).await?)
 }
 
 pub async fn contributions_from(
     state: &AppState,
     entries: &[Uuid],
 ) -> AppResult<Vec<LinkContribution>> {
-    Ok(contributions::for_entries(
-        crate::services::read_route::reads(state),
-        entries,
-        EDGE_LIMIT,
-    )
-    .await?)
+    Ok(contributions::for_entries(read_route::reads(state), entries, EDGE_LIMIT).await?)
 }
 
 /// A canonical record with the link contributions that made it: the newest 100, oldest first

@@ -121,14 +121,20 @@ fn hash_of(certificate: &CommittedTrustCertificate) -> AppResult<String> {
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<CommittedTrustCertificate> {
-    db::get_many(&state.pool, &[id])
-        .await?
-        .pop()
-        .ok_or(AppError::NotFound("committed trust certificate"))
+    crate::services::read_route::read_many!(state, &[id], |c| c.id, |pool, ids| db::get_many(
+        pool, ids
+    ))?
+    .pop()
+    .ok_or(AppError::NotFound("committed trust certificate"))
 }
 
 pub async fn by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CommittedTrustCertificate>> {
-    Ok(db::get_many(&state.pool, ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |c| c.id,
+        |pool, ids| db::get_many(pool, ids)
+    )?)
 }
 
 pub async fn list(
@@ -147,7 +153,7 @@ pub async fn list(
         ));
     }
     Ok(Page::from_rows(
-        db::list(&state.pool, &filter, &params).await?,
+        db::list(crate::services::read_route::reads(state), &filter, &params).await?,
         &params,
     ))
 }
@@ -158,7 +164,13 @@ pub async fn for_keys(
     by: CertificateKey,
     keys: &[Uuid],
 ) -> AppResult<Vec<CommittedTrustCertificate>> {
-    Ok(db::for_keys(&state.pool, by, keys, EDGE_LIMIT).await?)
+    Ok(db::for_keys(
+        crate::services::read_route::reads(state),
+        by,
+        keys,
+        EDGE_LIMIT,
+    )
+    .await?)
 }
 
 pub async fn head(state: &AppState) -> AppResult<LedgerHead> {

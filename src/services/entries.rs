@@ -279,13 +279,17 @@ pub async fn create(
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<SpaceTimeEntry> {
-    db::get(crate::services::read_route::reads(state), id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("space-time entry"))
 }
 
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<SpaceTimeEntry>> {
-    Ok(db::get_many(crate::services::read_route::reads(state), ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |e| e.id,
+        |pool, ids| db::get_many(pool, ids)
+    )?)
 }
 
 pub async fn list(

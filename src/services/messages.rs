@@ -146,16 +146,22 @@ pub async fn send(
 /// A message the caller sent or received; anyone else gets 404, as for a message that does not exist.
 pub async fn get(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Message> {
     let viewer = ctx.require_actor()?.agent_id;
-    db::get_many_visible(&state.pool, &[id], viewer)
-        .await?
-        .pop()
-        .ok_or(AppError::NotFound("message"))
+    crate::services::read_route::read_many!(state, &[id], |m| m.id, |pool, ids| {
+        db::get_many_visible(pool, ids, viewer)
+    })?
+    .pop()
+    .ok_or(AppError::NotFound("message"))
 }
 
 /// Messages the caller sent or received among `ids` (loader batch); others are left out.
 pub async fn visible_by_ids(state: &AppState, ctx: &Ctx, ids: &[Uuid]) -> AppResult<Vec<Message>> {
     match &ctx.actor {
-        Some(actor) => Ok(db::get_many_visible(&state.pool, ids, actor.agent_id).await?),
+        Some(actor) => Ok(crate::services::read_route::read_many!(
+            state,
+            ids,
+            |m| m.id,
+            |pool, ids| db::get_many_visible(pool, ids, actor.agent_id)
+        )?),
         None => Ok(Vec::new()),
     }
 }
@@ -194,7 +200,7 @@ pub async fn list(
         received: selection.direction != Direction::Sent,
     };
     Ok(Page::from_rows(
-        db::list(&state.pool, &filter, &params).await?,
+        db::list(crate::services::read_route::reads(state), &filter, &params).await?,
         &params,
     ))
 }
@@ -210,5 +216,10 @@ pub async fn mark_read(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Messa
 /// Unread received messages of the caller, counted up to `UNREAD_COUNT_CAP`.
 pub async fn unread_count(state: &AppState, ctx: &Ctx) -> AppResult<i64> {
     let agent = ctx.require_actor()?.agent_id;
-    Ok(db::unread_count(&state.pool, agent, UNREAD_COUNT_CAP).await?)
+    Ok(db::unread_count(
+        crate::services::read_route::reads(state),
+        agent,
+        UNREAD_COUNT_CAP,
+    )
+    .await?)
 }

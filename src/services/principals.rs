@@ -92,19 +92,23 @@ pub async fn memberships(
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Principal> {
-    db::get(&state.pool, id)
-        .await?
+    crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("principal"))
 }
 
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Principal>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, &params).await?,
+        db::list(crate::services::read_route::reads(state), &params).await?,
         &params,
     ))
 }
 
 /// Batch read for loaders: one query for many ids.
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Principal>> {
-    Ok(db::get_many(&state.pool, ids).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |p| p.id,
+        |pool, ids| db::get_many(pool, ids)
+    )?)
 }

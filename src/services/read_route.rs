@@ -87,6 +87,59 @@ pub fn reads(state: &AppState) -> &PgPool {
     }
 }
 
+/// A read by id that tolerates lag, except for a miss: a record created after the replica's last
+/// replay (another agent's fresh id, a registration answered a moment ago) is asked of the
+/// primary before the caller is told it does not exist. `read_one!(state, |pool| db::get(pool,
+/// id))`; the read is written once and run on the second pool only after a miss (a macro, as a
+/// closure returning a borrowing future cannot be named `Send` for the GraphQL resolvers).
+macro_rules! read_one {
+    ($state:expr, |$pool:ident| $read:expr) => {{
+        let state: &$crate::state::AppState = $state;
+        let $pool = $crate::services::read_route::reads(state);
+        let on_replica = !std::ptr::eq($pool, &state.pool);
+        match $read.await {
+            Ok(None) if on_replica => {
+                let $pool = &state.pool;
+                $read.await
+            }
+            found => found,
+        }
+    }};
+}
+pub(crate) use read_one;
+
+/// A batch read by ids (the loaders' shape) with `read_one!`'s fallback for the ids the
+/// replica does not have yet: `read_many!(state, ids, |row| row.id, |pool, ids| db::get_many(pool,
+/// ids))`.
+macro_rules! read_many {
+    ($state:expr, $ids:expr, |$row:ident| $id_of:expr, |$pool:ident, $wanted:ident| $read:expr) => {{
+        let state: &$crate::state::AppState = $state;
+        let all: &[uuid::Uuid] = $ids;
+        let $pool = $crate::services::read_route::reads(state);
+        let on_replica = !std::ptr::eq($pool, &state.pool);
+        let $wanted = all;
+        match $read.await {
+            Ok(mut found) if on_replica && found.len() < all.len() => {
+                let have: std::collections::HashSet<uuid::Uuid> =
+                    found.iter().map(|$row| $id_of).collect();
+                let missing: Vec<uuid::Uuid> = all
+                    .iter()
+                    .copied()
+                    .filter(|id| !have.contains(id))
+                    .collect();
+                let $pool = &state.pool;
+                let $wanted = &missing[..];
+                $read.await.map(|more| {
+                    found.extend(more);
+                    found
+                })
+            }
+            found => found,
+        }
+    }};
+}
+pub(crate) use read_many;
+
 /// The pool for a search (per-call plans, `db::connect_search`) that tolerates replica lag.
 pub fn search_reads(state: &AppState) -> &PgPool {
     match pick(state) {
@@ -245,7 +298,11 @@ pub async fn check(state: &AppState) {
         };
         let in_rotation = health.state == ReplicaState::InRotation;
         if replica.in_rotation.swap(in_rotation, Ordering::Relaxed) != in_rotation {
-            tracing::warn!(replica = %replica.name, state = health.state.as_str(), lag_seconds = health.lag_seconds, "read replica rotation changed");
+            if in_rotation {
+                tracing::info!(replica = %replica.name, "read replica in rotation");
+            } else {
+                tracing::warn!(replica = %replica.name, state = health.state.as_str(), lag_seconds = health.lag_seconds, "read replica out of rotation");
+            }
         }
     }
 }

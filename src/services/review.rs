@@ -78,7 +78,7 @@ fn item(waiting: db::review::Waiting) -> ReviewItem {
 
 /// Entries waiting for review, newest first.
 pub async fn queue(state: &AppState, params: ListParams) -> AppResult<Page<ReviewItem>> {
-    let rows = db::review::waiting(&state.pool, &params).await?;
+    let rows = db::review::waiting(crate::services::read_route::reads(state), &params).await?;
     Ok(Page::from_rows(
         rows.into_iter().map(item).collect(),
         &params,

@@ -190,10 +190,11 @@ pub async fn create_term(
 
 /// A term the caller may read; a private term of others answers 404 like a missing one.
 pub async fn get_term(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<TransactionTerm> {
-    db::get_many_visible(&state.pool, &[id], viewer(ctx))
-        .await?
-        .pop()
-        .ok_or(AppError::NotFound("transaction term"))
+    crate::services::read_route::read_many!(state, &[id], |t| t.id, |pool, ids| {
+        db::get_many_visible(pool, ids, viewer(ctx))
+    })?
+    .pop()
+    .ok_or(AppError::NotFound("transaction term"))
 }
 
 pub async fn terms_by_ids(
@@ -201,7 +202,12 @@ pub async fn terms_by_ids(
     ctx: &Ctx,
     ids: &[Uuid],
 ) -> AppResult<Vec<TransactionTerm>> {
-    Ok(db::get_many_visible(&state.pool, ids, viewer(ctx)).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |t| t.id,
+        |pool, ids| db::get_many_visible(pool, ids, viewer(ctx))
+    )?)
 }
 
 /// Newest first: public terms, plus the caller's own and those offered to the caller.
@@ -212,7 +218,13 @@ pub async fn list_terms(
     params: ListParams,
 ) -> AppResult<Page<TransactionTerm>> {
     Ok(Page::from_rows(
-        db::list(&state.pool, viewer(ctx), created_by, &params).await?,
+        db::list(
+            crate::services::read_route::reads(state),
+            viewer(ctx),
+            created_by,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
@@ -223,7 +235,13 @@ pub async fn terms_of_creators(
     ctx: &Ctx,
     creators: &[Uuid],
 ) -> AppResult<Vec<TransactionTerm>> {
-    Ok(db::for_creators(&state.pool, viewer(ctx), creators, EDGE_LIMIT).await?)
+    Ok(db::for_creators(
+        crate::services::read_route::reads(state),
+        viewer(ctx),
+        creators,
+        EDGE_LIMIT,
+    )
+    .await?)
 }
 
 pub async fn sign(
@@ -301,10 +319,11 @@ pub async fn get_signature(
     ctx: &Ctx,
     id: Uuid,
 ) -> AppResult<TransactionTermsSignature> {
-    signatures::get_many_visible(&state.pool, &[id], viewer(ctx))
-        .await?
-        .pop()
-        .ok_or(AppError::NotFound("transaction terms signature"))
+    crate::services::read_route::read_many!(state, &[id], |s| s.id, |pool, ids| {
+        signatures::get_many_visible(pool, ids, viewer(ctx))
+    })?
+    .pop()
+    .ok_or(AppError::NotFound("transaction terms signature"))
 }
 
 pub async fn signatures_by_ids(
@@ -312,7 +331,12 @@ pub async fn signatures_by_ids(
     ctx: &Ctx,
     ids: &[Uuid],
 ) -> AppResult<Vec<TransactionTermsSignature>> {
-    Ok(signatures::get_many_visible(&state.pool, ids, viewer(ctx)).await?)
+    Ok(crate::services::read_route::read_many!(
+        state,
+        ids,
+        |s| s.id,
+        |pool, ids| signatures::get_many_visible(pool, ids, viewer(ctx))
+    )?)
 }
 
 /// Newest first, signatures on terms the caller may read.
@@ -323,7 +347,13 @@ pub async fn list_signatures(
     params: ListParams,
 ) -> AppResult<Page<TransactionTermsSignature>> {
     Ok(Page::from_rows(
-        signatures::list(&state.pool, viewer(ctx), filter, &params).await?,
+        signatures::list(
+            crate::services::read_route::reads(state),
+            viewer(ctx),
+            filter,
+            &params,
+        )
+        .await?,
         &params,
     ))
 }
@@ -335,7 +365,14 @@ pub async fn signatures_for(
     by: SignatureKey,
     keys: &[Uuid],
 ) -> AppResult<Vec<TransactionTermsSignature>> {
-    Ok(signatures::for_keys(&state.pool, viewer(ctx), by, keys, EDGE_LIMIT).await?)
+    Ok(signatures::for_keys(
+        crate::services::read_route::reads(state),
+        viewer(ctx),
+        by,
+        keys,
+        EDGE_LIMIT,
+    )
+    .await?)
 }
 
 #[cfg(test)]

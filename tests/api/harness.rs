@@ -55,60 +55,66 @@ fn with_database(url: &str, database: &str) -> String {
     }
 }
 
-/// The migrated template database, built once per migration set (guarded by an advisory lock).
+/// The migrated template database of the test cluster.
 async fn template() -> &'static str {
-    TEMPLATE
-        .get_or_init(|| async {
-            let checksum: String = db::MIGRATOR
-                .iter()
-                .flat_map(|m| m.checksum.iter().take(2))
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            let name = format!("strs_tmpl_{}", &checksum[..checksum.len().min(40)]);
-            let admin = db::connect(admin_url(), 2)
+    template_on(admin_url(), &TEMPLATE).await
+}
+
+/// The migrated template database on the server `admin` names, built once per migration set
+/// (guarded by an advisory lock).
+pub async fn template_on<'a>(admin: &str, cell: &'a tokio::sync::OnceCell<String>) -> &'a str {
+    let admin_url = admin.to_string();
+    cell.get_or_init(|| async move {
+        let checksum: String = db::MIGRATOR
+            .iter()
+            .flat_map(|m| m.checksum.iter().take(2))
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let name = format!("strs_tmpl_{}", &checksum[..checksum.len().min(40)]);
+        let admin = db::connect(&admin_url, 2)
+            .await
+            .expect("connecting to the test server");
+        sqlx::query("SELECT pg_advisory_lock(727272)")
+            .execute(&admin)
+            .await
+            .unwrap();
+        let exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+                .bind(&name)
+                .fetch_one(&admin)
                 .await
-                .expect("connecting to the test server");
-            sqlx::query("SELECT pg_advisory_lock(727272)")
+                .unwrap();
+        if !exists {
+            let building = format!("{name}_build");
+            sqlx::query(&format!("DROP DATABASE IF EXISTS {building}"))
                 .execute(&admin)
                 .await
                 .unwrap();
-            let exists: bool =
-                sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
-                    .bind(&name)
-                    .fetch_one(&admin)
-                    .await
-                    .unwrap();
-            if !exists {
-                let building = format!("{name}_build");
-                sqlx::query(&format!("DROP DATABASE IF EXISTS {building}"))
-                    .execute(&admin)
-                    .await
-                    .unwrap();
-                sqlx::query(&format!("CREATE DATABASE {building}"))
-                    .execute(&admin)
-                    .await
-                    .unwrap();
-                let pool = db::connect(&with_database(admin_url(), &building), 2)
-                    .await
-                    .unwrap();
-                db::migrate(&pool)
-                    .await
-                    .expect("migrating the template database");
-                pool.close().await;
-                sqlx::query(&format!("ALTER DATABASE {building} RENAME TO {name}"))
-                    .execute(&admin)
-                    .await
-                    .unwrap();
-            }
-            drop_leftover_databases(&admin).await;
-            sqlx::query("SELECT pg_advisory_unlock(727272)")
+            sqlx::query(&format!("CREATE DATABASE {building}"))
                 .execute(&admin)
                 .await
                 .unwrap();
-            admin.close().await;
-            name
-        })
-        .await
+            let pool = db::connect(&with_database(&admin_url, &building), 2)
+                .await
+                .unwrap();
+            db::migrate(&pool)
+                .await
+                .expect("migrating the template database");
+            pool.close().await;
+            sqlx::query(&format!("ALTER DATABASE {building} RENAME TO {name}"))
+                .execute(&admin)
+                .await
+                .unwrap();
+        }
+        drop_leftover_databases(&admin).await;
+        sqlx::query("SELECT pg_advisory_unlock(727272)")
+            .execute(&admin)
+            .await
+            .unwrap();
+        admin.close().await;
+        name
+    })
+    .await
 }
 
 /// Databases of earlier runs whose process is gone (their names carry the pid).
@@ -129,6 +135,9 @@ async fn drop_leftover_databases(admin: &PgPool) {
     }
 }
 
+/// The token-signing secret of test apps and of the server processes tests start.
+pub const TEST_JWT_SECRET: &str = "test-secret-test-secret-test-secret-0123";
+
 pub struct TestApp {
     pub router: Router,
     pub state: AppState,
@@ -137,15 +146,41 @@ pub struct TestApp {
 
 /// A test's own database and data directory, dropped with the test: a full run would otherwise
 /// leave a PostGIS database per test (gigabytes) on the disk until the next run.
-struct ThrowAwayDatabase {
-    name: String,
-    url: String,
-    data_dir: PathBuf,
+pub struct ThrowAwayDatabase {
+    admin_url: String,
+    pub name: String,
+    pub url: String,
+    pub data_dir: PathBuf,
+}
+
+impl ThrowAwayDatabase {
+    /// A fresh database cloned from the migrated template of the server `admin` names.
+    pub async fn create_on(admin: &str, template: &str) -> ThrowAwayDatabase {
+        let name = format!(
+            "t_{}_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst),
+            Uuid::new_v4().simple()
+        );
+        let pool = db::connect(admin, 1).await.unwrap();
+        sqlx::query(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        ThrowAwayDatabase {
+            admin_url: admin.to_string(),
+            url: with_database(admin, &name),
+            data_dir: tmp_dir().join("data").join(&name),
+            name,
+        }
+    }
 }
 
 impl Drop for ThrowAwayDatabase {
     fn drop(&mut self) {
         let name = self.name.clone();
+        let admin_url = self.admin_url.clone();
         // Drop runs inside the test's runtime, which cannot be blocked on: a thread of its own.
         let dropped = std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -153,7 +188,7 @@ impl Drop for ThrowAwayDatabase {
                 .build()
                 .expect("a runtime for dropping the test database");
             runtime.block_on(async {
-                let admin = db::connect(admin_url(), 1).await?;
+                let admin = db::connect(&admin_url, 1).await?;
                 sqlx::query(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                     .execute(&admin)
                     .await?;
@@ -187,33 +222,16 @@ impl TestApp {
             .with_env_filter("warn,sqlx=error")
             .try_init();
         let template = template().await;
-        let database = format!(
-            "t_{}_{}_{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst),
-            Uuid::new_v4().simple()
-        );
-        let admin = db::connect(admin_url(), 1).await.unwrap();
-        sqlx::query(&format!("CREATE DATABASE {database} TEMPLATE {template}"))
-            .execute(&admin)
-            .await
-            .unwrap();
-        admin.close().await;
-        let data_dir = tmp_dir().join("data").join(&database);
-        let mut config = Config::for_data_dir(data_dir.clone());
-        config.jwt_secret = Some("test-secret-test-secret-test-secret-0123".into());
+        let database = ThrowAwayDatabase::create_on(admin_url(), template).await;
+        let mut config = Config::for_data_dir(database.data_dir.clone());
+        config.jwt_secret = Some(TEST_JWT_SECRET.into());
         config.db_max_connections = 5;
         adjust(&mut config);
-        let url = with_database(admin_url(), &database);
-        let state = app::build_state(config, &url).await.unwrap();
+        let state = app::build_state(config, &database.url).await.unwrap();
         TestApp {
             router: app::build_router(state.clone()),
             state,
-            _database: Some(ThrowAwayDatabase {
-                name: database,
-                url,
-                data_dir,
-            }),
+            _database: Some(database),
         }
     }
 

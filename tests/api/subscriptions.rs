@@ -6,6 +6,7 @@ use crate::harness::{TestApp, east, entity_entry};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use spacetime_records::app;
+use spacetime_records::topology::ServerProcess;
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
@@ -15,72 +16,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// The service binary serving the test's database on a loopback port, with its own transformer.
-struct ServerProcess {
-    child: std::process::Child,
-    base: String,
-    _data_dir: tempdir::Dir,
-}
-
-mod tempdir {
-    /// A directory removed when dropped.
-    pub struct Dir(pub std::path::PathBuf);
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn spawn_server(app: &TestApp) -> ServerProcess {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
     let data_dir = crate::harness::tmp_dir().join(format!("process-{}", uuid::Uuid::new_v4()));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .arg("serve")
-        .env("DATABASE_URL", app.database_url())
-        .env("STRS_BIND", format!("127.0.0.1:{port}"))
-        .env("STRS_DATA_DIR", &data_dir)
-        .env(
-            "STRS_JWT_SECRET",
-            "test-secret-test-secret-test-secret-0123",
-        )
-        .env("STRS_DB_MAX_CONNECTIONS", "4")
-        .env("STRS_TRANSFORMER_LOOPS", "1")
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("starting the server binary");
-    let server = ServerProcess {
-        child,
-        base: format!("127.0.0.1:{port}"),
-        _data_dir: tempdir::Dir(data_dir),
-    };
-    let client = reqwest::Client::new();
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        let health = client
-            .get(format!("http://{}/ready", server.base))
-            .send()
-            .await;
-        if health.is_ok_and(|r| r.status().is_success()) {
-            return server;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the second server did not start"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    crate::processes::spawn(app.database_url(), &[], data_dir, &[]).await
 }
 
 /// The test app's router on a loopback port (the "first process").
@@ -96,13 +34,13 @@ async fn serve_in_test(app: &TestApp) -> String {
     address.to_string()
 }
 
-struct Subscriber {
+pub(crate) struct Subscriber {
     socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
     next_id: u32,
 }
 
 impl Subscriber {
-    async fn connect(base: &str, init: Value) -> Result<Subscriber, String> {
+    pub(crate) async fn connect(base: &str, init: Value) -> Result<Subscriber, String> {
         let mut request = format!("ws://{base}/graphql")
             .into_client_request()
             .unwrap();
@@ -132,7 +70,7 @@ impl Subscriber {
     }
 
     /// Starts a subscription; returns its id.
-    async fn subscribe(&mut self, query: &str, variables: Value) -> String {
+    pub(crate) async fn subscribe(&mut self, query: &str, variables: Value) -> String {
         self.next_id += 1;
         let id = self.next_id.to_string();
         self.socket
@@ -147,7 +85,7 @@ impl Subscriber {
     }
 
     /// The next protocol message (pings answered), or the close frame's code and reason.
-    async fn receive(&mut self) -> Result<Value, String> {
+    pub(crate) async fn receive(&mut self) -> Result<Value, String> {
         loop {
             let message = tokio::time::timeout(WAIT, self.socket.next())
                 .await
@@ -177,7 +115,7 @@ impl Subscriber {
     }
 
     /// The next message of subscription `id`; messages of other subscriptions are kept aside.
-    async fn next_of(&mut self, id: &str, aside: &mut Vec<Value>) -> Value {
+    pub(crate) async fn next_of(&mut self, id: &str, aside: &mut Vec<Value>) -> Value {
         if let Some(position) = aside.iter().position(|m| m["id"] == id) {
             return aside.remove(position);
         }
@@ -256,7 +194,7 @@ async fn changes_made_through_one_process_reach_subscribers_on_another() {
     // The second process runs the transformer; this test's router only takes the posts.
     let second = spawn_server(&app).await;
     let mut feed = Subscriber::connect(
-        &second.base,
+        &second.base_url()["http://".len()..],
         json!({"Authorization": format!("Bearer {key}")}),
     )
     .await
@@ -353,7 +291,7 @@ async fn changes_made_through_one_process_reach_subscribers_on_another() {
         .await;
     wait_until_listening(&mut watcher, &app, &canary).await;
     let posted = reqwest::Client::new()
-        .post(format!("http://{}/api/v1/space-time-entries", second.base))
+        .post(format!("{}/api/v1/space-time-entries", second.base_url()))
         .bearer_auth(&key)
         .json(&entity_entry(
             "Second Process Cafe",
