@@ -178,7 +178,9 @@ fn name_relation(incoming: &IdentityKeys, candidate: &IdentityKeys) -> NameRelat
     ) else {
         return NameRelation::Unknown;
     };
-    if ours == theirs {
+    if ours == theirs
+        || super::normalize::digraph_fold(ours) == super::normalize::digraph_fold(theirs)
+    {
         NameRelation::Same
     } else if name_similarity(ours, theirs).is_some() {
         NameRelation::Similar
@@ -405,7 +407,13 @@ fn add_name_evidence(
         return;
     };
     match relation {
-        NameRelation::Same => evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'"))),
+        NameRelation::Same if ours == theirs => {
+            evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")))
+        }
+        NameRelation::Same => evidence.add(
+            SAME_NAME_POINTS,
+            Some(format!("name '{ours}' = '{theirs}' (spelled another way)")),
+        ),
         NameRelation::Similar => {
             let similarity = strsim::jaro_winkler(ours, theirs);
             evidence.add(
@@ -1467,6 +1475,119 @@ mod tests {
                 matched_id(&decision),
                 Some(Uuid::from_u128(34)),
                 "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// Every legal form the issue lists, appended to a name, is the plain name (120 m apart, no
+    /// other key: the name alone carries the match).
+    #[test]
+    fn each_listed_legal_form_appended_to_a_name_matches_the_plain_name() {
+        for form in [
+            "Ltd", "Ltd.", "LLC", "Inc.", "GmbH", "UG", "AG", "SARL", "SAS", "SA", "S.L.",
+            "S.p.A.", "S.r.l.", "B.V.", "N.V.", "Pty Ltd",
+        ] {
+            let incoming = format!("Harbour Bakery {form}");
+            let decision = decide_entity(
+                &named(&incoming).keys(),
+                &[candidate(35, 120.0, &named("Harbour Bakery"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(35)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// "and" written as `&` or in the languages served, between two words, is one connector.
+    #[test]
+    fn each_connector_matches_the_ampersand() {
+        for connector in ["&", "and", "et", "und", "en", "y", "e", "i", "og", "och"] {
+            let incoming = format!("Baker {connector} Daughters");
+            let decision = decide_entity(
+                &named(&incoming).keys(),
+                &[candidate(36, 120.0, &named("Baker & Daughters"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(36)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// A street or district written after the name (as directories do) is still the name: at
+    /// one address (within 50 m) the name alone matches, as "extends" earns the similar-name
+    /// points.
+    #[test]
+    fn a_street_or_district_appended_to_a_name_matches_the_name() {
+        for incoming in [
+            "Harbour Bakery - Quay Street",
+            "Harbour Bakery, 12 Quay Street",
+            "Harbour Bakery (Ancoats)",
+            "Harbour Bakery Ancoats",
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(37, 40.0, &named("Harbour Bakery"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(37)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// Accents, the digraphs typed for them, and another script written as the transliteration
+    /// gives it are the same name: they match on the name alone at 120 m.
+    #[test]
+    fn accents_and_transliterations_match_the_plain_spelling() {
+        for (incoming, record) in [
+            ("Café Zoë", "Cafe Zoe"),
+            ("Crêperie Saint-Étienne", "Creperie Saint Etienne"),
+            ("Straßenbäckerei Müller", "Strassenbackerei Muller"),
+            ("Bäckerei Müller", "Baeckerei Mueller"),
+            ("Øresund Smørrebrød", "Oresund Smorrebrod"),
+            ("Smørrebrød Huset", "Smoerrebroed Huset"),
+            ("Ålborg Fisk", "Aalborg Fisk"),
+            ("Łódź Pierogarnia", "Lodz Pierogarnia"),
+            ("北京饭店", "Bei Jing Fan Dian"),
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(38, 120.0, &named(record))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(38)),
+                "{incoming} ({}) / {record} ({}): {decision:?}",
+                name_key(incoming),
+                name_key(record)
+            );
+        }
+    }
+
+    /// Another romanisation of another script ("Pekarnya" / "Pekarnia") is a similar name, not
+    /// the same: it matches at one address (within 50 m), or with another shared key.
+    #[test]
+    fn another_romanisation_of_another_script_matches_at_one_address() {
+        for (incoming, record) in [
+            ("Пекарня Волна", "Pekarnya Volna"),
+            ("Кафе Пушкинъ", "Kafe Pushkin"),
+            ("Ταβέρνα Ο Μύλος", "Taverna O Mylos"),
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(39, 40.0, &named(record))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(39)),
+                "{incoming} ({}) / {record} ({}): {decision:?}",
+                name_key(incoming),
+                name_key(record)
             );
         }
     }
