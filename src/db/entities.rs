@@ -279,44 +279,13 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
 }
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
-/// merges), and whether a merge redirected it.
+/// merges); compare the returned id with the asked one.
 pub async fn get_following_merges(pool: &PgPool, id: Uuid) -> Result<Option<Entity>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "WITH RECURSIVE chain(id, merged_into_id, hops) AS (
-             SELECT id, merged_into_id, 0 FROM canonical.entities WHERE id = $1
-             UNION ALL
-             SELECT e.id, e.merged_into_id, chain.hops + 1
-             FROM chain JOIN canonical.entities e ON e.id = chain.merged_into_id
-             WHERE chain.hops < 10)
-         SELECT {COLUMNS} FROM canonical.entities
-         WHERE id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)"
+    sqlx::query_as(&super::canonical::following_merges_statement(
+        crate::domain::CanonicalTable::Entities,
+        COLUMNS,
     ))
     .bind(id)
     .fetch_optional(pool)
     .await
-}
-
-/// Marks a record as merged into another (or, with `None`, restores it to `status`).
-pub async fn set_merged_into(
-    conn: &mut PgConnection,
-    id: Uuid,
-    into: Option<Uuid>,
-    status: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE canonical.entities SET status = $2, merged_into_id = $3 WHERE id = $1")
-        .bind(id)
-        .bind(status)
-        .bind(into)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-/// The record a merged record points at.
-pub async fn merged_into(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
-    sqlx::query_scalar("SELECT merged_into_id FROM canonical.entities WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await
-        .map(Option::flatten)
 }

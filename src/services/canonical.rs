@@ -55,8 +55,9 @@ pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<En
     Ok(entities::get_many(crate::services::read_route::reads(state), ids).await?)
 }
 
+/// The listing an id names; a merged record's id answers with the record it was merged into.
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    offers::get::<Listing>(crate::services::read_route::reads(state), id)
+    offers::get_following_merges::<Listing>(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("listing"))
 }
@@ -94,8 +95,9 @@ pub async fn listings_of_provider(
     ))
 }
 
+/// The request an id names; a merged record's id answers with the record it was merged into.
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    offers::get::<CanonicalRequest>(crate::services::read_route::reads(state), id)
+    offers::get_following_merges::<CanonicalRequest>(crate::services::read_route::reads(state), id)
         .await?
         .ok_or(AppError::NotFound("request"))
 }
@@ -175,10 +177,20 @@ pub async fn with_provenance(
     id: Uuid,
 ) -> AppResult<RecordWithProvenance> {
     use super::search::CanonicalRecord;
-    let record = match table {
-        CanonicalTable::Entities => CanonicalRecord::Entity(entity(state, id).await?),
-        CanonicalTable::Listings => CanonicalRecord::Listing(listing(state, id).await?),
-        CanonicalTable::Requests => CanonicalRecord::Request(request(state, id).await?),
+    // A merged record's id answers with its survivor: the contributions are the survivor's.
+    let (id, record) = match table {
+        CanonicalTable::Entities => {
+            let e = entity(state, id).await?;
+            (e.id, CanonicalRecord::Entity(e))
+        }
+        CanonicalTable::Listings => {
+            let l = listing(state, id).await?;
+            (l.id, CanonicalRecord::Listing(l))
+        }
+        CanonicalTable::Requests => {
+            let r = request(state, id).await?;
+            (r.id, CanonicalRecord::Request(r))
+        }
     };
     let filter = ContributionFilter {
         target_canonical_table: Some(table),

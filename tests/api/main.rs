@@ -21,6 +21,7 @@ mod graphql_statements;
 mod matching_quality;
 mod mcp;
 mod merges;
+mod offer_merges;
 mod principals;
 mod provenance;
 mod review;
