@@ -20,6 +20,7 @@ pub mod principals;
 pub mod provenance;
 pub mod ranker;
 pub mod rate_limits;
+pub mod rekey;
 pub mod replicas;
 pub mod requests;
 pub mod review;

@@ -24,6 +24,7 @@ mod merges;
 mod offer_merges;
 mod principals;
 mod provenance;
+mod rekey;
 mod review;
 mod search;
 mod spatial;
