@@ -38,10 +38,12 @@ pub struct EntityWrite {
     pub field_evidence: Value,
 }
 
-/// An entity near the evidence or sharing one of its identity keys.
+/// An entity near the evidence or sharing one of its identity keys. A record an operator merged
+/// into another is a candidate too, with `merged_into_id` set: its keys still name its survivor.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EntityCandidate {
     pub id: Uuid,
+    pub merged_into_id: Option<Uuid>,
     pub distance_m: f64,
     pub name_key: Option<String>,
     pub website_key: Option<String>,
@@ -145,7 +147,8 @@ pub struct CandidateQuery<'a> {
 
 /// For every query (one statement, whatever their number): the nearest entities within
 /// `radius_m` (GiST) plus the nearest entities sharing an identity key (btree), 20 of each at
-/// most, keyed by the query's `entry_id`; each entity once per query.
+/// most, keyed by the query's `entry_id`; each entity once per query. Withdrawn records are left
+/// out; merged ones are in (matching counts them as their survivor).
 pub async fn candidates_many(
     conn: &mut PgConnection,
     queries: &[CandidateQuery<'_>],
@@ -172,14 +175,16 @@ pub async fn candidates_many(
                  AS u(entry_id, lat, lng, name_key, website_key, phone_key, source_ref))
          SELECT q.entry_id, c.* FROM q
          CROSS JOIN LATERAL (
-             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
+             (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
+                     source_ref
               FROM canonical.entities
-              WHERE status NOT IN ('withdrawn', 'merged') AND ST_DWithin(location, q.point, $8, false)
+              WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
               ORDER BY location <-> q.point LIMIT 20)
              UNION ALL
-             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
+             (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
+                     source_ref
               FROM canonical.entities
-              WHERE status NOT IN ('withdrawn', 'merged') AND (name_key = q.name_key OR website_key = q.website_key
+              WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
                     OR phone_key = q.phone_key OR source_ref = q.source_ref)
               ORDER BY location <-> q.point LIMIT 20)) c",
     )

@@ -129,21 +129,35 @@ pub fn score_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Scored {
 /// points to one record and the phone or website to another (`split_identity`), or several
 /// branches of one brand are near and nothing picks one (`brand_without_branch`).
 pub fn decide_entity(incoming: &IdentityKeys, candidates: &[Candidate]) -> MatchDecision {
-    let assessments: Vec<Assessment> = candidates
+    let assessed = once_per_record(
+        candidates
+            .iter()
+            .map(|candidate| (candidate, assess_entity(incoming, candidate)))
+            .collect(),
+    );
+    let near: Vec<(&Candidate, &Assessment)> = assessed
         .iter()
-        .map(|candidate| assess_entity(incoming, candidate))
-        .collect();
-    let near: Vec<(&Candidate, &Assessment)> = candidates
-        .iter()
-        .zip(&assessments)
         .filter(|(_, a)| a.distance_m.is_some_and(|d| d <= CANDIDATE_RADIUS_M))
+        .map(|(c, a)| (*c, a))
         .collect();
     if let Some(doubt) =
         split_identity(incoming, &near).or_else(|| brand_without_branch(incoming, &near))
     {
         return doubt;
     }
-    decide(assessments)
+    decide(assessed.into_iter().map(|(_, a)| a).collect())
+}
+
+/// One assessment per record. A record can be a candidate more than once: itself, and each
+/// record an operator merged into it (a redirect keeps its own keys, which still name the
+/// survivor, and comes with the survivor's id). It counts once, by its best evidence (one that
+/// may win before one that may not), so a record and its own redirect are never two records that
+/// make the evidence ambiguous.
+fn once_per_record<C>(mut assessed: Vec<(C, Assessment)>) -> Vec<(C, Assessment)> {
+    assessed.sort_by(|(_, a), (_, b)| b.may_win.cmp(&a.may_win).then_with(|| best_first(a, b)));
+    let mut seen = std::collections::HashSet::with_capacity(assessed.len());
+    assessed.retain(|(_, a)| seen.insert(a.scored.id));
+    assessed
 }
 
 /// How a candidate's name relates to the evidence's.
@@ -318,12 +332,13 @@ pub fn score_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Scored {
 }
 
 pub fn decide_offer(incoming: &OfferKeys, candidates: &[OfferCandidate]) -> MatchDecision {
-    decide(
+    let assessed = once_per_record(
         candidates
             .iter()
-            .map(|candidate| assess_offer(incoming, candidate))
+            .map(|candidate| ((), assess_offer(incoming, candidate)))
             .collect(),
-    )
+    );
+    decide(assessed.into_iter().map(|(_, a)| a).collect())
 }
 
 fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
@@ -1590,5 +1605,49 @@ mod tests {
                 name_key(record)
             );
         }
+    }
+
+    /// A record and a record an operator merged into it (which comes with the survivor's id and
+    /// its own keys) are one record: the name of one and the phone of the other split nothing.
+    #[test]
+    fn a_record_and_its_merged_duplicate_count_once() {
+        let incoming = phoned("Rowbotham Family Butchers", "0161 496 0550");
+        let survivor = candidate(40, 15.0, &named("Rowbotham Family Butchers"));
+        let redirect = candidate(40, 20.0, &phoned("R and I Meats", "0161 496 0550"));
+        let decision = decide_entity(&incoming.keys(), &[survivor.clone(), redirect]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(40)),
+            "{decision:?}"
+        );
+        // Two records apart, the same evidence is a split identity.
+        let other = candidate(41, 20.0, &phoned("R and I Meats", "0161 496 0550"));
+        let decision = decide_entity(&incoming.keys(), &[survivor, other]);
+        assert!(
+            matches!(decision, MatchDecision::Ambiguous { .. }),
+            "{decision:?}"
+        );
+        // Offers alike: a listing and its merged duplicate, both titled as the entry.
+        let keys = OfferKeys {
+            parent_id: None,
+            title_key: title_key("Bike repair"),
+            source_ref_key: None,
+        };
+        let offer = |id, distance_m| OfferCandidate {
+            id: Uuid::from_u128(id),
+            distance_m,
+            keys: keys.clone(),
+        };
+        let decision = decide_offer(&keys, &[offer(42, 10.0), offer(42, 30.0)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(42)),
+            "{decision:?}"
+        );
+        let decision = decide_offer(&keys, &[offer(42, 10.0), offer(43, 30.0)]);
+        assert!(
+            matches!(decision, MatchDecision::Ambiguous { .. }),
+            "{decision:?}"
+        );
     }
 }

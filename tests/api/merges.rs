@@ -513,3 +513,64 @@ async fn unmerge_entity(app: &TestApp, key: &str, id: &str) -> crate::harness::T
     )
     .await
 }
+
+#[tokio::test]
+async fn after_a_merge_a_sighting_of_the_duplicate_is_applied_to_the_survivor() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, first) = app.register("Cheese Guide").await;
+    let (_, second) = app.register("Deli Directory").await;
+    let a = app
+        .publish(
+            &first,
+            &admin,
+            entity_entry("Chorlton Cheese Shop", LAT, LNG, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 12.0);
+    let b = app
+        .publish(
+            &second,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(a, b);
+    let merged = merge_entities(&app, &admin, &a, &b).await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    assert_eq!(
+        merged.body["display_name"], "Chorlton Cheese Shop",
+        "the other agent's name does not replace the survivor's"
+    );
+    // Another directory lists the duplicate's name where it stood: only the redirect's name
+    // says which business it is, and it names the survivor.
+    let (_, directory) = app.register("Later Directory").await;
+    let seen = app
+        .publish(
+            &directory,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await;
+    assert_eq!(seen["canonical_id"], a.as_str(), "{seen}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.entities").await,
+        2,
+        "no new duplicate"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM canonical_link_contributions WHERE target_canonical_id = '{b}'
+             AND link_type IN ('created', 'updated', 'matched')"
+        ))
+        .await,
+        1,
+        "the redirect keeps only its own creation"
+    );
+}

@@ -38,6 +38,7 @@ struct Pair {
     app: TestApp,
     admin: String,
     reporter: String,
+    provider: String,
     a: String,
     b: String,
 }
@@ -90,6 +91,7 @@ async fn two_listings() -> Pair {
         app,
         admin,
         reporter: second,
+        provider,
         a,
         b,
     }
@@ -103,6 +105,7 @@ async fn duplicate_listings_are_merged_redirected_hidden_and_restored_by_an_undo
         reporter,
         a,
         b,
+        ..
     } = two_listings().await;
 
     // An agent's duplicate report queues the pair.
@@ -501,5 +504,46 @@ async fn requests_merge_over_graphql_and_the_cli_and_entries_aimed_at_the_redire
     assert_eq!(
         survivor["budget_amount"], "1800",
         "the correction stays where it was applied"
+    );
+}
+
+#[tokio::test]
+async fn after_a_merge_the_redirect_s_own_keys_still_find_the_survivor() {
+    let Pair {
+        app,
+        admin,
+        reporter,
+        provider,
+        a,
+        b,
+    } = two_listings().await;
+    let merged = app
+        .request(
+            "POST",
+            &format!("/api/v1/listings/{a}/merge"),
+            Some(json!({"merged_id": b})),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    // The second directory sees its own listing again: its title and provider are the redirect's,
+    // not the survivor's, and they still name the survivor.
+    let again = app
+        .publish(
+            &reporter,
+            &admin,
+            offer_entry(
+                "listing",
+                "Annual boiler check",
+                east(LAT, LNG, 20.0),
+                json!({"provider_entity_id": provider}),
+            ),
+        )
+        .await;
+    assert_eq!(again["canonical_id"], a.as_str(), "{again}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.listings").await,
+        2,
+        "no new duplicate"
     );
 }

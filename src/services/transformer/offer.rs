@@ -1,7 +1,7 @@
 //! Listing and request entries: matched within their own kind (same source record, or the same
 //! title from the same provider/requester or at the same spot), then created or merged.
 
-use super::entity::{evidence_of, links_json};
+use super::entity::{evidence_of, links_json, survivor_of};
 use super::outcome::Decision;
 use super::ownership;
 use crate::db::canonical;
@@ -186,10 +186,12 @@ async fn find(
         keys.source_ref_key.as_deref(),
     )
     .await?;
+    let redirects = rows.iter().any(|row| row.merged_into_id.is_some());
     let candidates: Vec<OfferCandidate> = rows
         .into_iter()
         .map(|row| OfferCandidate {
-            id: row.id,
+            // A merged record's keys name its survivor.
+            id: row.merged_into_id.unwrap_or(row.id),
             distance_m: row.distance_m,
             keys: OfferKeys {
                 parent_id: row.parent_id,
@@ -198,7 +200,13 @@ async fn find(
             },
         })
         .collect();
-    Ok(matching::decide_offer(&keys, &candidates))
+    Ok(match matching::decide_offer(&keys, &candidates) {
+        MatchDecision::Match(mut best) if redirects => {
+            best.id = survivor_of(conn, table, best.id).await?;
+            MatchDecision::Match(best)
+        }
+        decision => decision,
+    })
 }
 
 /// The record an entry creates. Pure, so a merge of two offers replays it from the entry.
