@@ -16,7 +16,7 @@ use crate::db;
 use crate::db::entities::{EntityWrite, Locked};
 use crate::db::offers::OfferWrite;
 use crate::db::provenance::ReplayStep;
-use crate::domain::CanonicalTable;
+use crate::domain::{CanonicalTable, EntryIntent};
 use crate::error::{AppError, AppResult};
 use crate::records::canonical::Entity;
 use crate::state::AppState;
@@ -59,6 +59,16 @@ pub async fn entity_as_of(
     Ok(replay(&today, steps).map(|(record, _)| record))
 }
 
+/// Claims and withdrawals are `updated` contributions that changed the contact or the status,
+/// never a field (whatever context their entry carries): today's contact and status stand for
+/// them, and their content is not replayed.
+fn changes_content(step: &ReplayStep) -> bool {
+    !matches!(
+        step.entry.entry_intent,
+        EntryIntent::Claim | EntryIntent::Withdraw
+    )
+}
+
 /// Folds a record's steps through the transformer's pure create and merge: the record as they
 /// leave it and the write that stores it. `None` when the first step is not a creation (or its
 /// entry can no longer be read). `today` gives the id and what contributions do not carry.
@@ -71,7 +81,7 @@ pub(crate) fn replay(today: &Entity, steps: Vec<ReplayStep>) -> Option<(Entity, 
     let created_at = first.contributed_at;
     let mut record = entity_from(&write, today, created_at, created_at);
     let creator = Some(first.entry.agent_id);
-    for step in steps {
+    for step in steps.filter(changes_content) {
         let Ok(draft) = extract::entity_draft(&step.entry.context) else {
             continue;
         };
@@ -102,7 +112,7 @@ pub(crate) fn replay_offer(
     let first = steps.next().filter(|s| s.link_type == "created")?;
     let draft = offer::draft_of(&first.entry, table).ok()?;
     let mut write = offer::created_write(table, &first.entry, draft);
-    for step in steps {
+    for step in steps.filter(changes_content) {
         // An entry the extractor no longer reads cannot be replayed; its step is skipped.
         let Ok(draft) = offer::draft_of(&step.entry, table) else {
             continue;

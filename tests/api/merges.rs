@@ -574,3 +574,51 @@ async fn after_a_merge_a_sighting_of_the_duplicate_is_applied_to_the_survivor() 
         "the redirect keeps only its own creation"
     );
 }
+
+#[tokio::test]
+async fn a_claimed_record_keeps_its_contact_and_its_fields_through_a_merge_and_its_undo() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, guide) = app.register("Cheese Guide").await;
+    let (owner_id, owner) = app.register("Hamper Owner").await;
+    let a = app
+        .publish(
+            &guide,
+            &admin,
+            entity_entry("Chorlton Cheese Shop", LAT, LNG, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 12.0);
+    let b = app
+        .publish(
+            &owner,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The owner claims its record; the claim's context changes no field.
+    let mut claim = entity_entry("Hamper Holdings", lat, lng, json!({}));
+    claim["entry_intent"] = json!("claim");
+    claim["observed_at_tstamp_utc"] = json!("2026-11-09T10:00:00Z");
+    claim["target_canonical_table"] = json!("canonical.entities");
+    claim["target_canonical_id"] = json!(b);
+    let claimed = app.publish(&owner, &admin, claim).await;
+    assert_eq!(claimed["link_type"], "updated", "{claimed}");
+    let before = app.get(&format!("/api/v1/entities/{b}")).await.body;
+    assert_eq!(before["contact_agent_id"], owner_id.to_string());
+    assert_eq!(before["display_name"], "The Cheese Hamper");
+
+    let merged = merge_entities(&app, &admin, &a, &b).await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    assert_eq!(merged.body["display_name"], "Chorlton Cheese Shop");
+    let restored = unmerge_entity(&app, &admin, &b).await;
+    assert_eq!(restored.status, StatusCode::OK, "{}", restored.text);
+    assert_eq!(restored.body["display_name"], "The Cheese Hamper");
+    assert_eq!(restored.body["contact_agent_id"], owner_id.to_string());
+}
