@@ -2,7 +2,8 @@
 
 use clap::{Parser, Subcommand};
 use spacetime_records::config::Config;
-use spacetime_records::domain::AgentStatus;
+use spacetime_records::domain::{AgentStatus, CanonicalTable};
+use spacetime_records::records::canonical::{CanonicalRequest, Entity, Listing};
 use spacetime_records::{app, graphql, services};
 use std::path::PathBuf;
 use uuid::Uuid;
@@ -77,8 +78,13 @@ enum Admin {
         #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
         api_key: String,
     },
-    /// Merge a duplicate entity into a survivor (as POST /api/v1/entities/{survivor}/merge).
-    MergeEntities {
+    /// Merge a duplicate record into a survivor of the same kind (as POST
+    /// /api/v1/{table}/{survivor}/merge). `merge-entities` is the same command.
+    #[command(visible_alias = "merge-entities")]
+    Merge {
+        /// entities, listings or requests.
+        #[arg(long, default_value = "entities")]
+        table: String,
         #[arg(long)]
         survivor_id: Uuid,
         #[arg(long)]
@@ -86,12 +92,28 @@ enum Admin {
         #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
         api_key: String,
     },
-    /// Undo the merge that made an entity a redirect (as POST /api/v1/entities/{id}/unmerge).
+    /// Undo the merge that made a record a redirect (as POST /api/v1/{table}/{id}/unmerge).
     UndoMerge {
-        #[arg(long)]
-        entity_id: Uuid,
+        /// entities, listings or requests.
+        #[arg(long, default_value = "entities")]
+        table: String,
+        /// The redirect (`--entity-id` is the same option).
+        #[arg(long = "record-id", alias = "entity-id")]
+        record_id: Uuid,
         #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
         api_key: String,
+    },
+    /// Recompute the identity keys (entities: name, website and phone keys; listings and
+    /// requests: title keys) of records written under older normalisation rules, in batches of
+    /// `--batch-size` records, each batch its own short transaction. Rows another transaction
+    /// holds are left for a later run (reported as skipped); nothing is merged.
+    Rekey {
+        /// entities, listings or requests.
+        #[arg(long, default_value = "entities")]
+        table: String,
+        /// 1 to 5000 records a batch.
+        #[arg(long, default_value_t = 500)]
+        batch_size: i64,
     },
 }
 
@@ -185,23 +207,75 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
                 .map_err(into_anyhow)?;
             println!("{}", serde_json::to_string_pretty(&result)?);
         }
-        Admin::MergeEntities {
+        Admin::Merge {
+            table,
             survivor_id,
             merged_id,
             api_key,
         } => {
             let ctx = operator(state, &api_key).await?;
-            let survivor = services::merge::merge_entities(state, &ctx, survivor_id, merged_id)
-                .await
-                .map_err(into_anyhow)?;
+            let at = &["args", "merged_id"];
+            let survivor = match table_arg(&table)? {
+                CanonicalTable::Entities => json(
+                    services::merge::merge::<Entity>(state, &ctx, survivor_id, merged_id, at).await,
+                ),
+                CanonicalTable::Listings => json(
+                    services::merge::merge::<Listing>(state, &ctx, survivor_id, merged_id, at)
+                        .await,
+                ),
+                CanonicalTable::Requests => json(
+                    services::merge::merge::<CanonicalRequest>(
+                        state,
+                        &ctx,
+                        survivor_id,
+                        merged_id,
+                        at,
+                    )
+                    .await,
+                ),
+            }?;
             println!("{}", serde_json::to_string_pretty(&survivor)?);
         }
-        Admin::UndoMerge { entity_id, api_key } => {
+        Admin::UndoMerge {
+            table,
+            record_id,
+            api_key,
+        } => {
             let ctx = operator(state, &api_key).await?;
-            let restored = services::merge::undo_merge(state, &ctx, entity_id)
-                .await
-                .map_err(into_anyhow)?;
+            let restored = match table_arg(&table)? {
+                CanonicalTable::Entities => {
+                    json(services::merge::undo::<Entity>(state, &ctx, record_id).await)
+                }
+                CanonicalTable::Listings => {
+                    json(services::merge::undo::<Listing>(state, &ctx, record_id).await)
+                }
+                CanonicalTable::Requests => {
+                    json(services::merge::undo::<CanonicalRequest>(state, &ctx, record_id).await)
+                }
+            }?;
             println!("{}", serde_json::to_string_pretty(&restored)?);
+        }
+        Admin::Rekey { table, batch_size } => {
+            let table = table_arg(&table)?;
+            let mut after = None;
+            let mut total = services::rekey::RekeyBatch::default();
+            loop {
+                let batch = services::rekey::rekey_batch(state, table, after, batch_size)
+                    .await
+                    .map_err(into_anyhow)?;
+                total.scanned += batch.scanned;
+                total.rekeyed += batch.rekeyed;
+                total.skipped += batch.skipped;
+                eprintln!(
+                    "{table}: {} scanned, {} re-keyed, {} skipped so far",
+                    total.scanned, total.rekeyed, total.skipped
+                );
+                match batch.next_after {
+                    Some(last) => after = Some(last),
+                    None => break,
+                }
+            }
+            println!("{}", serde_json::to_string_pretty(&total)?);
         }
         Admin::SetAgentStatus { agent_id, status } => {
             let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;
@@ -212,6 +286,23 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
         }
     }
     Ok(())
+}
+
+/// `entities`, `listings` or `requests` (the `canonical.` prefix may be given).
+fn table_arg(table: &str) -> anyhow::Result<CanonicalTable> {
+    let full = if table.contains('.') {
+        table.to_owned()
+    } else {
+        format!("canonical.{table}")
+    };
+    full.parse()
+        .map_err(|_| anyhow::anyhow!("--table must be entities, listings or requests"))
+}
+
+fn json<T: serde::Serialize>(
+    result: Result<T, spacetime_records::error::AppError>,
+) -> anyhow::Result<serde_json::Value> {
+    Ok(serde_json::to_value(result.map_err(into_anyhow)?)?)
 }
 
 fn into_anyhow(err: spacetime_records::error::AppError) -> anyhow::Error {

@@ -101,3 +101,87 @@ pub async fn target_exists(
         None => Ok(None),
     }
 }
+
+/// A record's status and the record it was merged into, locked for the rest of the transaction;
+/// `None` when it does not exist.
+pub async fn lock_merge_state(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<Option<(String, Option<Uuid>)>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT status, merged_into_id FROM {} WHERE id = $1 FOR UPDATE",
+        table_name(table)
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// The record a record was merged into: `None` when it does not exist, `Some(None)` when it is
+/// not merged.
+pub async fn merged_into(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<Option<Option<Uuid>>, sqlx::Error> {
+    sqlx::query_scalar(&format!(
+        "SELECT merged_into_id FROM {} WHERE id = $1",
+        table_name(table)
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+/// Marks a record as merged into another (or, with `None`, restores it to `status`).
+pub async fn set_merged_into(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+    into: Option<Uuid>,
+    status: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query(&format!(
+        "UPDATE {} SET status = $2, merged_into_id = $3 WHERE id = $1",
+        table_name(table)
+    ))
+    .bind(id)
+    .bind(status)
+    .bind(into)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Most redirects a read follows (a survivor merged in turn into another record, and so on).
+pub const MAX_MERGE_HOPS: i32 = 10;
+
+/// `SELECT {columns}` of the record id $1 answers with: itself, or the record it was merged into,
+/// following up to `MAX_MERGE_HOPS` merges. One statement, so a read by id stays one round trip.
+pub fn following_merges_statement(table: CanonicalTable, columns: &str) -> String {
+    format!(
+        "WITH RECURSIVE chain(id, merged_into_id, hops) AS (
+             SELECT id, merged_into_id, 0 FROM {table} WHERE id = $1
+             UNION ALL
+             SELECT r.id, r.merged_into_id, chain.hops + 1
+             FROM chain JOIN {table} r ON r.id = chain.merged_into_id
+             WHERE chain.hops < {MAX_MERGE_HOPS})
+         SELECT {columns} FROM {table}
+         WHERE id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)",
+        table = table_name(table)
+    )
+}
+
+/// The id a target names once merges are followed: itself, or the record it was merged into
+/// (up to `MAX_MERGE_HOPS` merges); `None` when it does not exist.
+pub async fn follow_merges(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> Result<Option<Uuid>, sqlx::Error> {
+    sqlx::query_scalar(&following_merges_statement(table, "id"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+}

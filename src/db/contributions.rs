@@ -159,20 +159,26 @@ pub async fn of_record(
 }
 
 /// The merge that made a record a redirect and has not been undone: its `duplicate_of`
-/// contribution's metadata (`merge_id`, `previous_status`, …).
+/// contribution's metadata (`merge_id`, `previous_status`, …). An undo's `duplicate_of`
+/// contribution sits on the same record, so both lookups use the target index.
 pub async fn open_merge(
     conn: &mut PgConnection,
+    table: CanonicalTable,
     merged_id: Uuid,
 ) -> Result<Option<Value>, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT c.metadata FROM canonical_link_contributions c
-         WHERE c.target_canonical_id = $1 AND c.link_type = 'duplicate_of'
+         WHERE c.target_canonical_table = $2 AND c.target_canonical_id = $1
+           AND c.link_type = 'duplicate_of'
            AND c.metadata ? 'merge_id'
            AND NOT EXISTS (SELECT 1 FROM canonical_link_contributions u
-                           WHERE u.link_type = 'duplicate_of' AND u.metadata ->> 'undo_of' = c.metadata ->> 'merge_id')
+                           WHERE u.target_canonical_table = c.target_canonical_table
+                             AND u.target_canonical_id = c.target_canonical_id
+                             AND u.link_type = 'duplicate_of' AND u.metadata ->> 'undo_of' = c.metadata ->> 'merge_id')
          ORDER BY c.id DESC LIMIT 1",
     )
     .bind(merged_id)
+    .bind(table.as_str())
     .fetch_optional(conn)
     .await
 }

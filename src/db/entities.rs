@@ -38,10 +38,12 @@ pub struct EntityWrite {
     pub field_evidence: Value,
 }
 
-/// An entity near the evidence or sharing one of its identity keys.
+/// An entity near the evidence or sharing one of its identity keys. A record an operator merged
+/// into another is a candidate too, with `merged_into_id` set: its keys still name its survivor.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct EntityCandidate {
     pub id: Uuid,
+    pub merged_into_id: Option<Uuid>,
     pub distance_m: f64,
     pub name_key: Option<String>,
     pub website_key: Option<String>,
@@ -145,7 +147,8 @@ pub struct CandidateQuery<'a> {
 
 /// For every query (one statement, whatever their number): the nearest entities within
 /// `radius_m` (GiST) plus the nearest entities sharing an identity key (btree), 20 of each at
-/// most, keyed by the query's `entry_id`; each entity once per query.
+/// most, keyed by the query's `entry_id`; each entity once per query. Withdrawn records are left
+/// out; merged ones are in (matching counts them as their survivor).
 pub async fn candidates_many(
     conn: &mut PgConnection,
     queries: &[CandidateQuery<'_>],
@@ -172,14 +175,16 @@ pub async fn candidates_many(
                  AS u(entry_id, lat, lng, name_key, website_key, phone_key, source_ref))
          SELECT q.entry_id, c.* FROM q
          CROSS JOIN LATERAL (
-             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
+             (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
+                     source_ref
               FROM canonical.entities
-              WHERE status NOT IN ('withdrawn', 'merged') AND ST_DWithin(location, q.point, $8, false)
+              WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
               ORDER BY location <-> q.point LIMIT 20)
              UNION ALL
-             (SELECT id, location <-> q.point AS distance_m, name_key, website_key, phone_key, source_ref
+             (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
+                     source_ref
               FROM canonical.entities
-              WHERE status NOT IN ('withdrawn', 'merged') AND (name_key = q.name_key OR website_key = q.website_key
+              WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
                     OR phone_key = q.phone_key OR source_ref = q.source_ref)
               ORDER BY location <-> q.point LIMIT 20)) c",
     )
@@ -279,44 +284,13 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
 }
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
-/// merges), and whether a merge redirected it.
+/// merges); compare the returned id with the asked one.
 pub async fn get_following_merges(pool: &PgPool, id: Uuid) -> Result<Option<Entity>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "WITH RECURSIVE chain(id, merged_into_id, hops) AS (
-             SELECT id, merged_into_id, 0 FROM canonical.entities WHERE id = $1
-             UNION ALL
-             SELECT e.id, e.merged_into_id, chain.hops + 1
-             FROM chain JOIN canonical.entities e ON e.id = chain.merged_into_id
-             WHERE chain.hops < 10)
-         SELECT {COLUMNS} FROM canonical.entities
-         WHERE id = (SELECT id FROM chain ORDER BY hops DESC LIMIT 1)"
+    sqlx::query_as(&super::canonical::following_merges_statement(
+        crate::domain::CanonicalTable::Entities,
+        COLUMNS,
     ))
     .bind(id)
     .fetch_optional(pool)
     .await
-}
-
-/// Marks a record as merged into another (or, with `None`, restores it to `status`).
-pub async fn set_merged_into(
-    conn: &mut PgConnection,
-    id: Uuid,
-    into: Option<Uuid>,
-    status: &str,
-) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE canonical.entities SET status = $2, merged_into_id = $3 WHERE id = $1")
-        .bind(id)
-        .bind(status)
-        .bind(into)
-        .execute(conn)
-        .await?;
-    Ok(())
-}
-
-/// The record a merged record points at.
-pub async fn merged_into(conn: &mut PgConnection, id: Uuid) -> Result<Option<Uuid>, sqlx::Error> {
-    sqlx::query_scalar("SELECT merged_into_id FROM canonical.entities WHERE id = $1")
-        .bind(id)
-        .fetch_optional(conn)
-        .await
-        .map(Option::flatten)
 }

@@ -9,7 +9,7 @@ use crate::records::canonical::OfferCore;
 pub const COLUMNS: &str = "id, created_by_agent_id, principal_id, provider_entity_id, contact_agent_id, listing_type, \
     title, description, categories, link_urls, price_amount, currency_code, availability_status, location_lat, \
     location_lng, address_text, city, country_code, valid_from_tstamp_utc, valid_to_tstamp_utc, status, \
-    score_data_richness, score_agent_reputation, score_signal, score_confidence, context_l0_routing, \
+    merged_into_id, score_data_richness, score_agent_reputation, score_signal, score_confidence, context_l0_routing, \
     context_l1_common, context_l2_specific, context_l2_available_features, created_at_tstamp_utc, \
     updated_at_tstamp_utc";
 

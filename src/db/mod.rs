@@ -20,6 +20,7 @@ pub mod principals;
 pub mod provenance;
 pub mod ranker;
 pub mod rate_limits;
+pub mod rekey;
 pub mod replicas;
 pub mod requests;
 pub mod review;
@@ -183,6 +184,8 @@ pub async fn ensure_database(admin_url: &str, name: &str) -> anyhow::Result<()> 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct OfferCandidateRow {
     pub id: uuid::Uuid,
+    /// Set for a record an operator merged into another: its keys still name that survivor.
+    pub merged_into_id: Option<uuid::Uuid>,
     pub distance_m: f64,
     pub parent_id: Option<uuid::Uuid>,
     pub title_key: Option<String>,

@@ -94,6 +94,21 @@ pub async fn get<'c, R: OfferRecord>(
     .await
 }
 
+/// The record an id answers with: itself, or the record it was merged into (following up to ten
+/// merges); compare the returned id with the asked one.
+pub async fn get_following_merges<R: OfferRecord>(
+    pool: &PgPool,
+    id: Uuid,
+) -> Result<Option<R>, sqlx::Error> {
+    let t = &R::TABLE;
+    sqlx::query_as(&super::canonical::following_merges_statement(
+        t.kind, t.columns,
+    ))
+    .bind(id)
+    .fetch_optional(pool)
+    .await
+}
+
 /// Works on the pool or inside a transaction.
 pub async fn get_many<'c, R: OfferRecord>(
     executor: impl sqlx::PgExecutor<'c>,
@@ -169,7 +184,8 @@ pub async fn get_for_update<R: OfferRecord>(
 }
 
 /// Offers of the same kind sharing the source record, or the same title from the same
-/// provider/requester or at the same spot.
+/// provider/requester or at the same spot. Withdrawn records are left out; merged ones are in
+/// (matching counts them as their survivor).
 pub async fn candidates(
     conn: &mut PgConnection,
     t: &OfferTable,
@@ -181,8 +197,8 @@ pub async fn candidates(
 ) -> Result<Vec<super::OfferCandidateRow>, sqlx::Error> {
     sqlx::query_as(&format!(
         "WITH point AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS g)
-         SELECT id, ST_Distance(location, (SELECT g FROM point)) AS distance_m, {parent} AS parent_id,
-                title_key, source_ref
+         SELECT id, merged_into_id, ST_Distance(location, (SELECT g FROM point)) AS distance_m,
+                {parent} AS parent_id, title_key, source_ref
          FROM {table}
          WHERE status <> 'withdrawn' AND (source_ref = $5
             OR (title_key = $3 AND ({parent} = $4 OR ST_DWithin(location, (SELECT g FROM point), 50))))

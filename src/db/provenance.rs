@@ -88,7 +88,8 @@ pub struct ReplayStep {
 /// (contribution ids are time-ordered UUIDv7s taken under the record's lock), each with its
 /// entry; at most `limit`. Those are its `created` and `updated` contributions, and the `merged`
 /// ones an operator's merge brought from another record's created and updated contributions,
-/// unless that merge was undone.
+/// unless that merge was undone (an undo's `duplicate_of` contribution sits on the record the
+/// merge redirected, `merged_from`, so the check uses the target index).
 pub async fn replay_steps(
     conn: &mut sqlx::PgConnection,
     table: CanonicalTable,
@@ -107,7 +108,9 @@ pub async fn replay_steps(
                     AND c.metadata ->> 'original_link_type' IN ('created', 'updated')
                     AND NOT EXISTS (
                         SELECT 1 FROM canonical_link_contributions u
-                        WHERE u.link_type = 'duplicate_of'
+                        WHERE u.target_canonical_table = c.target_canonical_table
+                          AND u.target_canonical_id = (c.metadata ->> 'merged_from')::uuid
+                          AND u.link_type = 'duplicate_of'
                           AND u.metadata ->> 'undo_of' = c.metadata ->> 'merge_id')))
          ORDER BY c.id
          LIMIT $4",

@@ -11,7 +11,8 @@ use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool};
 
 /// Statuses an area leaves out unless the caller asks for one by name (as search and
-/// `entitiesNear` do): a map shows what is current.
+/// `entitiesNear` do): a map shows what is current. A merged record is a redirect to its
+/// survivor, which shows in its place: an area never shows it, even when asked for by status.
 pub const HIDDEN_STATUSES: &str = "'archived', 'withdrawn', 'merged'";
 
 /// $1 the area, $2 a status or NULL, $3 the previous page's last id or NULL, $4 the row limit.
@@ -20,7 +21,8 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
         "WITH area AS MATERIALIZED (SELECT ST_MakeValid(ST_SetSRID($1::geometry, 4326)) AS shape)
          SELECT {columns} FROM {table}, area
          WHERE ST_Intersects(location::geometry, area.shape)
-           AND CASE WHEN $2::text IS NULL THEN status NOT IN ({HIDDEN_STATUSES}) ELSE status = $2 END
+           AND CASE WHEN $2::text IS NULL THEN status NOT IN ({HIDDEN_STATUSES})
+                    ELSE status = $2 AND status <> 'merged' END
            AND ($3::uuid IS NULL OR id < $3)
          ORDER BY id DESC
          LIMIT $4",

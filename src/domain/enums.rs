@@ -111,6 +111,17 @@ string_enum!(
     }
 );
 
+impl CanonicalTable {
+    /// One record of the table, as messages name it: entity, listing, request.
+    pub fn record_name(self) -> &'static str {
+        match self {
+            CanonicalTable::Entities => "entity",
+            CanonicalTable::Listings => "listing",
+            CanonicalTable::Requests => "request",
+        }
+    }
+}
+
 string_enum!(LinkType {
     Created => "created", Updated => "updated", Matched => "matched", Merged => "merged",
     SupportingEvidence => "supporting_evidence", DuplicateOf => "duplicate_of",

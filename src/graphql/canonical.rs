@@ -343,7 +343,8 @@ impl CanonicalQuery {
         Ok(paging::connection(page, |e| e.id, |r| r, after_given))
     }
 
-    /// One canonical listing by id.
+    /// One canonical listing by id; null when it does not exist. A merged listing's id answers
+    /// with the listing it was merged into (compare `id`).
     async fn listing(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Listing>> {
         let (state, _) = ctx_parts(ctx);
         super::found(canonical::listing(state, id).await).map_err(Into::into)
@@ -370,7 +371,8 @@ impl CanonicalQuery {
         Ok(paging::connection(page, |l| l.id, |r| r, after_given))
     }
 
-    /// One canonical request by id.
+    /// One canonical request by id; null when it does not exist. A merged request's id answers
+    /// with the request it was merged into (compare `id`).
     async fn request(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<CanonicalRequest>> {
         let (state, _) = ctx_parts(ctx);
         super::found(canonical::request(state, id).await).map_err(Into::into)

@@ -1,11 +1,12 @@
-//! The review queue on the graph (`reviewQueue`, public) and its resolution
-//! (`resolveReview`, admin scope), over `services::review` like REST and the admin CLI.
+//! The review queue on the graph (`reviewQueue`, public), its resolution (`resolveReview`) and
+//! operators' merges of entities, listings and requests and their undo (admin scope), over
+//! `services::review` and `services::merge` like REST and the admin CLI.
 
 use super::canonical::{CanonicalRecord, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader};
 use super::{ctx_parts, paging};
 use crate::records::agents::Agent;
-use crate::records::canonical::Entity;
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::processing::ProcessResult;
 use crate::records::review::{ReviewCandidate, ReviewItem, ReviewResolutionInput};
@@ -66,6 +67,9 @@ impl ReviewQuery {
 #[derive(Default)]
 pub struct ReviewMutation;
 
+/// A merge's `mergedId` is a top-level argument: refusals of it are located there.
+const MERGED_AT: &[&str] = &["mergedId"];
+
 #[Object]
 impl ReviewMutation {
     /// Resolves an entry in review (admin scope): `IS_RECORD` with `canonicalId` applies it to
@@ -84,7 +88,9 @@ impl ReviewMutation {
     /// Merges the entity `mergedId` into `survivorId` (admin scope): the survivor is rebuilt
     /// from both records' evidence by the usual merge rules, the other becomes a redirect
     /// (status MERGED, `mergedIntoId`; `entity(id)` of it answers with the survivor; search
-    /// leaves it out). Returns the survivor.
+    /// leaves it out). Returns the survivor. An unknown `survivorId` is NOT_FOUND; an unknown
+    /// `mergedId`, or the survivor's own, a VALIDATION_ERROR at `mergedId`; a record already
+    /// merged a CONFLICT.
     async fn merge_entities(
         &self,
         ctx: &Context<'_>,
@@ -92,7 +98,31 @@ impl ReviewMutation {
         merged_id: Uuid,
     ) -> Result<Entity> {
         let (state, c) = ctx_parts(ctx);
-        Ok(merge::merge_entities(state, c, survivor_id, merged_id).await?)
+        Ok(merge::merge(state, c, survivor_id, merged_id, MERGED_AT).await?)
+    }
+
+    /// Merges the listing `mergedId` into `survivorId` (admin scope), as `mergeEntities` merges
+    /// entities: `listing(id)` of the redirect answers with the survivor.
+    async fn merge_listings(
+        &self,
+        ctx: &Context<'_>,
+        survivor_id: Uuid,
+        merged_id: Uuid,
+    ) -> Result<Listing> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::merge(state, c, survivor_id, merged_id, MERGED_AT).await?)
+    }
+
+    /// Merges the request `mergedId` into `survivorId` (admin scope), as `mergeEntities` merges
+    /// entities: `request(id)` of the redirect answers with the survivor.
+    async fn merge_requests(
+        &self,
+        ctx: &Context<'_>,
+        survivor_id: Uuid,
+        merged_id: Uuid,
+    ) -> Result<CanonicalRequest> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::merge(state, c, survivor_id, merged_id, MERGED_AT).await?)
     }
 
     /// Dismisses a reported duplicate pair (admin scope): the records stay apart.
@@ -109,6 +139,22 @@ impl ReviewMutation {
     /// from their own contributions. Returns the restored record.
     async fn undo_entity_merge(&self, ctx: &Context<'_>, entity_id: Uuid) -> Result<Entity> {
         let (state, c) = ctx_parts(ctx);
-        Ok(merge::undo_merge(state, c, entity_id).await?)
+        Ok(merge::undo(state, c, entity_id).await?)
+    }
+
+    /// Undoes the merge that made `listingId` a redirect (admin scope), as `undoEntityMerge`.
+    async fn undo_listing_merge(&self, ctx: &Context<'_>, listing_id: Uuid) -> Result<Listing> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::undo(state, c, listing_id).await?)
+    }
+
+    /// Undoes the merge that made `requestId` a redirect (admin scope), as `undoEntityMerge`.
+    async fn undo_request_merge(
+        &self,
+        ctx: &Context<'_>,
+        request_id: Uuid,
+    ) -> Result<CanonicalRequest> {
+        let (state, c) = ctx_parts(ctx);
+        Ok(merge::undo(state, c, request_id).await?)
     }
 }

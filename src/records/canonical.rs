@@ -82,6 +82,9 @@ pub struct OfferCore {
     pub city: Option<String>,
     pub country_code: Option<String>,
     pub status: String,
+    /// With status `merged`: the record of the same kind an operator merged this one into (GET
+    /// of this id answers with that record).
+    pub merged_into_id: Option<Uuid>,
     /// 0 to 1: how complete the record and its context are.
     pub score_data_richness: Decimal,
     pub score_agent_reputation: Option<Decimal>,

@@ -34,7 +34,7 @@ pub const EDGE_LIMIT: i64 = 100;
 /// The entity an id names; a merged record's id answers with the record it was merged into
 /// (compare the returned id with the asked one).
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
-    crate::services::read_route::read_one!(state, |pool| entities::get_following_merges(pool, id))?
+    read_route::read_one!(state, |pool| entities::get_following_merges(pool, id))?
         .ok_or(AppError::NotFound("entity"))
 }
 
@@ -52,7 +52,7 @@ pub async fn entities(
 }
 
 pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
-    Ok(crate::services::read_route::read_many!(
+    Ok(read_route::read_many!(
         state,
         ids,
         |e| e.id,
@@ -60,9 +60,12 @@ pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<En
     )?)
 }
 
+/// The listing an id names; a merged record's id answers with the record it was merged into.
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    crate::services::read_route::read_one!(state, |pool| offers::get::<Listing>(pool, id))?
-        .ok_or(AppError::NotFound("listing"))
+    read_route::read_one!(state, |pool| offers::get_following_merges::<Listing>(
+        pool, id
+    ))?
+    .ok_or(AppError::NotFound("listing"))
 }
 
 pub async fn listings(
@@ -79,7 +82,7 @@ pub async fn listings(
 }
 
 pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
-    Ok(crate::services::read_route::read_many!(
+    Ok(read_route::read_many!(
         state,
         ids,
         |l| l.id,
@@ -98,9 +101,12 @@ pub async fn listings_of_provider(
     ))
 }
 
+/// The request an id names; a merged record's id answers with the record it was merged into.
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    crate::services::read_route::read_one!(state, |pool| offers::get::<CanonicalRequest>(pool, id))?
-        .ok_or(AppError::NotFound("request"))
+    read_route::read_one!(state, |pool| {
+        offers::get_following_merges::<CanonicalRequest>(pool, id)
+    })?
+    .ok_or(AppError::NotFound("request"))
 }
 
 pub async fn requests(
@@ -117,7 +123,7 @@ pub async fn requests(
 }
 
 pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
-    Ok(crate::services::read_route::read_many!(
+    Ok(read_route::read_many!(
         state,
         ids,
         |r| r.id,
@@ -165,10 +171,20 @@ pub async fn with_provenance(
     id: Uuid,
 ) -> AppResult<RecordWithProvenance> {
     use super::search::CanonicalRecord;
-    let record = match table {
-        CanonicalTable::Entities => CanonicalRecord::Entity(entity(state, id).await?),
-        CanonicalTable::Listings => CanonicalRecord::Listing(listing(state, id).await?),
-        CanonicalTable::Requests => CanonicalRecord::Request(request(state, id).await?),
+    // A merged record's id answers with its survivor: the contributions are the survivor's.
+    let (id, record) = match table {
+        CanonicalTable::Entities => {
+            let e = entity(state, id).await?;
+            (e.id, CanonicalRecord::Entity(e))
+        }
+        CanonicalTable::Listings => {
+            let l = listing(state, id).await?;
+            (l.id, CanonicalRecord::Listing(l))
+        }
+        CanonicalTable::Requests => {
+            let r = request(state, id).await?;
+            (r.id, CanonicalRecord::Request(r))
+        }
     };
     let filter = ContributionFilter {
         target_canonical_table: Some(table),

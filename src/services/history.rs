@@ -1,17 +1,22 @@
-//! A record as it stood at a past instant (`entity(id, asOf:)`), rebuilt from its contributions:
-//! the entry that created it, then each entry that updated it, in the order the transformer
-//! applied them, through the transformer's own pure create and merge functions. `matched` and
-//! `supporting_evidence` contributions changed no field, so they are not replayed.
+//! A record as it stood at a past instant (`entity(id, asOf:)`), or as an operator's merge or
+//! undo leaves it, rebuilt from its contributions: the entry that created it, then each entry
+//! that updated it, in the order the transformer applied them, through the transformer's own pure
+//! create and merge functions (entities: `transformer::entity`; listings and requests, one path:
+//! `transformer::offer`). `matched` and `supporting_evidence` contributions changed no field, so
+//! they are not replayed.
 //!
-//! What contributions do not carry is today's: `status` and `contact_agent_id` (operators,
-//! claims and withdrawals change them) and the scores (signals and corroboration move them). A replay follows today's merge rules:
-//! entries processed under older rules may have merged differently then.
+//! What contributions do not carry is today's: `status`, `contact_agent_id` and `principal_id`
+//! (operators, claims and withdrawals change them) and the scores (signals and corroboration move
+//! them). A replay follows today's merge rules: entries processed under older rules may have
+//! merged differently then.
 
 use super::transformer::entity::{created_write, draft_keys, merged_write};
+use super::transformer::offer;
 use crate::db;
 use crate::db::entities::{EntityWrite, Locked};
+use crate::db::offers::OfferWrite;
 use crate::db::provenance::ReplayStep;
-use crate::domain::CanonicalTable;
+use crate::domain::{CanonicalTable, EntryIntent};
 use crate::error::{AppError, AppResult};
 use crate::records::canonical::Entity;
 use crate::state::AppState;
@@ -54,6 +59,16 @@ pub async fn entity_as_of(
     Ok(replay(&today, steps).map(|(record, _)| record))
 }
 
+/// Claims and withdrawals are `updated` contributions that changed the contact or the status,
+/// never a field (whatever context their entry carries): today's contact and status stand for
+/// them, and their content is not replayed.
+fn changes_content(step: &ReplayStep) -> bool {
+    !matches!(
+        step.entry.entry_intent,
+        EntryIntent::Claim | EntryIntent::Withdraw
+    )
+}
+
 /// Folds a record's steps through the transformer's pure create and merge: the record as they
 /// leave it and the write that stores it. `None` when the first step is not a creation (or its
 /// entry can no longer be read). `today` gives the id and what contributions do not carry.
@@ -66,7 +81,7 @@ pub(crate) fn replay(today: &Entity, steps: Vec<ReplayStep>) -> Option<(Entity, 
     let created_at = first.contributed_at;
     let mut record = entity_from(&write, today, created_at, created_at);
     let creator = Some(first.entry.agent_id);
-    for step in steps {
+    for step in steps.filter(changes_content) {
         let Ok(draft) = extract::entity_draft(&step.entry.context) else {
             continue;
         };
@@ -80,7 +95,34 @@ pub(crate) fn replay(today: &Entity, steps: Vec<ReplayStep>) -> Option<(Entity, 
         write = next;
         record = entity_from(&write, today, created_at, step.contributed_at);
     }
+    // A record created and never updated kept the creation's (empty) contact: today's stands.
+    write.contact_agent_id = today.contact_agent_id;
     Some((record, write))
+}
+
+/// The offer (listing or request) a record's steps make, through the transformer's one offer
+/// path; `None` when the first step is not a creation (or its entry can no longer be read). The
+/// contact, principal and status are today's (`today`), as for entities.
+pub(crate) fn replay_offer(
+    table: CanonicalTable,
+    today: &OfferWrite,
+    steps: Vec<ReplayStep>,
+) -> Option<OfferWrite> {
+    let mut steps = steps.into_iter();
+    let first = steps.next().filter(|s| s.link_type == "created")?;
+    let draft = offer::draft_of(&first.entry, table).ok()?;
+    let mut write = offer::created_write(table, &first.entry, draft);
+    for step in steps.filter(changes_content) {
+        // An entry the extractor no longer reads cannot be replayed; its step is skipped.
+        let Ok(draft) = offer::draft_of(&step.entry, table) else {
+            continue;
+        };
+        write = offer::merged_write(table, write, &step.entry, draft).0;
+    }
+    write.principal_id = today.principal_id;
+    write.contact_agent_id = today.contact_agent_id;
+    write.status = today.status.clone();
+    Some(write)
 }
 
 /// The public record of a replayed write: its fields, today's id, status, contact and scores, and the

@@ -22,6 +22,7 @@ pub mod provenance;
 pub mod ranker;
 pub mod rate_limit;
 pub mod read_route;
+pub mod rekey;
 pub mod review;
 pub mod search;
 pub mod signals;

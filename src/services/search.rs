@@ -74,14 +74,6 @@ pub struct SearchResponse {
     pub results: Vec<SearchResult>,
 }
 
-fn type_name(table: CanonicalTable) -> &'static str {
-    match table {
-        CanonicalTable::Entities => "entity",
-        CanonicalTable::Listings => "listing",
-        CanonicalTable::Requests => "request",
-    }
-}
-
 pub async fn search(
     state: &AppState,
     input: SearchInput,
@@ -128,7 +120,7 @@ fn into_result(hit: search::Hit) -> AppResult<SearchResult> {
     };
     Ok(SearchResult {
         canonical_table: table,
-        canonical_type: type_name(table).to_string(),
+        canonical_type: table.record_name().to_string(),
         id: hit.id,
         label: hit.label,
         score: hit.score,

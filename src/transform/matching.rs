@@ -129,21 +129,35 @@ pub fn score_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Scored {
 /// points to one record and the phone or website to another (`split_identity`), or several
 /// branches of one brand are near and nothing picks one (`brand_without_branch`).
 pub fn decide_entity(incoming: &IdentityKeys, candidates: &[Candidate]) -> MatchDecision {
-    let assessments: Vec<Assessment> = candidates
+    let assessed = once_per_record(
+        candidates
+            .iter()
+            .map(|candidate| (candidate, assess_entity(incoming, candidate)))
+            .collect(),
+    );
+    let near: Vec<(&Candidate, &Assessment)> = assessed
         .iter()
-        .map(|candidate| assess_entity(incoming, candidate))
-        .collect();
-    let near: Vec<(&Candidate, &Assessment)> = candidates
-        .iter()
-        .zip(&assessments)
         .filter(|(_, a)| a.distance_m.is_some_and(|d| d <= CANDIDATE_RADIUS_M))
+        .map(|(c, a)| (*c, a))
         .collect();
     if let Some(doubt) =
         split_identity(incoming, &near).or_else(|| brand_without_branch(incoming, &near))
     {
         return doubt;
     }
-    decide(assessments)
+    decide(assessed.into_iter().map(|(_, a)| a).collect())
+}
+
+/// One assessment per record. A record can be a candidate more than once: itself, and each
+/// record an operator merged into it (a redirect keeps its own keys, which still name the
+/// survivor, and comes with the survivor's id). It counts once, by its best evidence (one that
+/// may win before one that may not), so a record and its own redirect are never two records that
+/// make the evidence ambiguous.
+fn once_per_record<C>(mut assessed: Vec<(C, Assessment)>) -> Vec<(C, Assessment)> {
+    assessed.sort_by(|(_, a), (_, b)| b.may_win.cmp(&a.may_win).then_with(|| best_first(a, b)));
+    let mut seen = std::collections::HashSet::with_capacity(assessed.len());
+    assessed.retain(|(_, a)| seen.insert(a.scored.id));
+    assessed
 }
 
 /// How a candidate's name relates to the evidence's.
@@ -178,7 +192,9 @@ fn name_relation(incoming: &IdentityKeys, candidate: &IdentityKeys) -> NameRelat
     ) else {
         return NameRelation::Unknown;
     };
-    if ours == theirs {
+    if ours == theirs
+        || super::normalize::digraph_fold(ours) == super::normalize::digraph_fold(theirs)
+    {
         NameRelation::Same
     } else if name_similarity(ours, theirs).is_some() {
         NameRelation::Similar
@@ -316,12 +332,13 @@ pub fn score_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Scored {
 }
 
 pub fn decide_offer(incoming: &OfferKeys, candidates: &[OfferCandidate]) -> MatchDecision {
-    decide(
+    let assessed = once_per_record(
         candidates
             .iter()
-            .map(|candidate| assess_offer(incoming, candidate))
+            .map(|candidate| ((), assess_offer(incoming, candidate)))
             .collect(),
-    )
+    );
+    decide(assessed.into_iter().map(|(_, a)| a).collect())
 }
 
 fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
@@ -405,7 +422,13 @@ fn add_name_evidence(
         return;
     };
     match relation {
-        NameRelation::Same => evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'"))),
+        NameRelation::Same if ours == theirs => {
+            evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")))
+        }
+        NameRelation::Same => evidence.add(
+            SAME_NAME_POINTS,
+            Some(format!("name '{ours}' = '{theirs}' (spelled another way)")),
+        ),
         NameRelation::Similar => {
             let similarity = strsim::jaro_winkler(ours, theirs);
             evidence.add(
@@ -1469,5 +1492,162 @@ mod tests {
                 "{incoming}: {decision:?}"
             );
         }
+    }
+
+    /// Every legal form the issue lists, appended to a name, is the plain name (120 m apart, no
+    /// other key: the name alone carries the match).
+    #[test]
+    fn each_listed_legal_form_appended_to_a_name_matches_the_plain_name() {
+        for form in [
+            "Ltd", "Ltd.", "LLC", "Inc.", "GmbH", "UG", "AG", "SARL", "SAS", "SA", "S.L.",
+            "S.p.A.", "S.r.l.", "B.V.", "N.V.", "Pty Ltd",
+        ] {
+            let incoming = format!("Harbour Bakery {form}");
+            let decision = decide_entity(
+                &named(&incoming).keys(),
+                &[candidate(35, 120.0, &named("Harbour Bakery"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(35)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// "and" written as `&` or in the languages served, between two words, is one connector.
+    #[test]
+    fn each_connector_matches_the_ampersand() {
+        for connector in ["&", "and", "et", "und", "en", "y", "e", "i", "og", "och"] {
+            let incoming = format!("Baker {connector} Daughters");
+            let decision = decide_entity(
+                &named(&incoming).keys(),
+                &[candidate(36, 120.0, &named("Baker & Daughters"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(36)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// A street or district written after the name (as directories do) is still the name: at
+    /// one address (within 50 m) the name alone matches, as "extends" earns the similar-name
+    /// points.
+    #[test]
+    fn a_street_or_district_appended_to_a_name_matches_the_name() {
+        for incoming in [
+            "Harbour Bakery - Quay Street",
+            "Harbour Bakery, 12 Quay Street",
+            "Harbour Bakery (Ancoats)",
+            "Harbour Bakery Ancoats",
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(37, 40.0, &named("Harbour Bakery"))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(37)),
+                "{incoming}: {decision:?}"
+            );
+        }
+    }
+
+    /// Accents, the digraphs typed for them, and another script written as the transliteration
+    /// gives it are the same name: they match on the name alone at 120 m.
+    #[test]
+    fn accents_and_transliterations_match_the_plain_spelling() {
+        for (incoming, record) in [
+            ("Café Zoë", "Cafe Zoe"),
+            ("Crêperie Saint-Étienne", "Creperie Saint Etienne"),
+            ("Straßenbäckerei Müller", "Strassenbackerei Muller"),
+            ("Bäckerei Müller", "Baeckerei Mueller"),
+            ("Øresund Smørrebrød", "Oresund Smorrebrod"),
+            ("Smørrebrød Huset", "Smoerrebroed Huset"),
+            ("Ålborg Fisk", "Aalborg Fisk"),
+            ("Łódź Pierogarnia", "Lodz Pierogarnia"),
+            ("北京饭店", "Bei Jing Fan Dian"),
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(38, 120.0, &named(record))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(38)),
+                "{incoming} ({}) / {record} ({}): {decision:?}",
+                name_key(incoming),
+                name_key(record)
+            );
+        }
+    }
+
+    /// Another romanisation of another script ("Pekarnya" / "Pekarnia") is a similar name, not
+    /// the same: it matches at one address (within 50 m), or with another shared key.
+    #[test]
+    fn another_romanisation_of_another_script_matches_at_one_address() {
+        for (incoming, record) in [
+            ("Пекарня Волна", "Pekarnya Volna"),
+            ("Кафе Пушкинъ", "Kafe Pushkin"),
+            ("Ταβέρνα Ο Μύλος", "Taverna O Mylos"),
+        ] {
+            let decision = decide_entity(
+                &named(incoming).keys(),
+                &[candidate(39, 40.0, &named(record))],
+            );
+            assert_eq!(
+                matched_id(&decision),
+                Some(Uuid::from_u128(39)),
+                "{incoming} ({}) / {record} ({}): {decision:?}",
+                name_key(incoming),
+                name_key(record)
+            );
+        }
+    }
+
+    /// A record and a record an operator merged into it (which comes with the survivor's id and
+    /// its own keys) are one record: the name of one and the phone of the other split nothing.
+    #[test]
+    fn a_record_and_its_merged_duplicate_count_once() {
+        let incoming = phoned("Rowbotham Family Butchers", "0161 496 0550");
+        let survivor = candidate(40, 15.0, &named("Rowbotham Family Butchers"));
+        let redirect = candidate(40, 20.0, &phoned("R and I Meats", "0161 496 0550"));
+        let decision = decide_entity(&incoming.keys(), &[survivor.clone(), redirect]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(40)),
+            "{decision:?}"
+        );
+        // Two records apart, the same evidence is a split identity.
+        let other = candidate(41, 20.0, &phoned("R and I Meats", "0161 496 0550"));
+        let decision = decide_entity(&incoming.keys(), &[survivor, other]);
+        assert!(
+            matches!(decision, MatchDecision::Ambiguous { .. }),
+            "{decision:?}"
+        );
+        // Offers alike: a listing and its merged duplicate, both titled as the entry.
+        let keys = OfferKeys {
+            parent_id: None,
+            title_key: title_key("Bike repair"),
+            source_ref_key: None,
+        };
+        let offer = |id, distance_m| OfferCandidate {
+            id: Uuid::from_u128(id),
+            distance_m,
+            keys: keys.clone(),
+        };
+        let decision = decide_offer(&keys, &[offer(42, 10.0), offer(42, 30.0)]);
+        assert_eq!(
+            matched_id(&decision),
+            Some(Uuid::from_u128(42)),
+            "{decision:?}"
+        );
+        let decision = decide_offer(&keys, &[offer(42, 10.0), offer(43, 30.0)]);
+        assert!(
+            matches!(decision, MatchDecision::Ambiguous { .. }),
+            "{decision:?}"
+        );
     }
 }

@@ -29,4 +29,4 @@ pub mod usefulness;
 pub const TRANSFORMER_NAME: &str = "SpaceTimeEntryTransformer";
 /// Stored with what the transformer produces so a record can be traced to
 /// the rules that made it; bump it whenever a rule or threshold changes.
-pub const TRANSFORMER_VERSION: &str = "2026.11.1";
+pub const TRANSFORMER_VERSION: &str = "2026.11.2";

@@ -109,6 +109,18 @@ pub fn name_key(raw: &str) -> String {
     }
 }
 
+/// A name key with the digraphs people type for letters their keyboard lacks read as the plain
+/// letter: German "ae", "oe", "ue" for ä, ö, ü ("Baeckerei Mueller" / "Bäckerei Müller"),
+/// Scandinavian "oe" for ø and "aa" for å. Name keys fold ä to "a" (transliteration drops the
+/// dots), so both spellings meet here. Only for comparing two keys: a few unrelated names meet
+/// too ("joe" / "jo"), which names written that close usually are anyway.
+pub fn digraph_fold(key: &str) -> String {
+    key.replace("aa", "a")
+        .replace("ae", "a")
+        .replace("oe", "o")
+        .replace("ue", "u")
+}
+
 /// Whether a name ends in a legal form ("Acme Ltd", "Müller GmbH & Co. KG").
 pub fn has_legal_form(raw: &str) -> bool {
     let all_words = with_and(words(raw));

@@ -339,3 +339,286 @@ async fn reported_pairs_are_listed_and_an_operator_may_dismiss_them() {
         "dismissing merges nothing"
     );
 }
+
+#[tokio::test]
+async fn graphql_merge_refusals_locate_the_argument_and_rest_ones_the_body_or_path() {
+    let app = TestApp::new().await;
+    let (admin, a, b) = two_records(&app).await;
+    let unknown = uuid::Uuid::now_v7().to_string();
+    let merge = |survivor: &str, merged: &str| {
+        app.graphql(
+            "mutation($s: UUID!, $m: UUID!) { mergeEntities(survivorId: $s, mergedId: $m) { id } }",
+            json!({"s": survivor, "m": merged}),
+            Some(&admin),
+        )
+    };
+    for (survivor, merged) in [(&a, &unknown), (&a, &a)] {
+        let r = merge(survivor, merged).await;
+        let error = &r.body["errors"][0]["extensions"];
+        assert_eq!(error["code"], "VALIDATION_ERROR", "{}", r.text);
+        assert_eq!(error["detail"][0]["loc"], json!(["mergedId"]), "{}", r.text);
+    }
+    let r = merge(&unknown, &b).await;
+    assert_eq!(
+        r.body["errors"][0]["extensions"]["code"], "NOT_FOUND",
+        "{}",
+        r.text
+    );
+    // A listing's id is no entity.
+    let r = app
+        .graphql(
+            "mutation($s: UUID!, $m: UUID!) { mergeListings(survivorId: $s, mergedId: $m) { id } }",
+            json!({"s": a, "m": b}),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(
+        r.body["errors"][0]["extensions"]["code"], "NOT_FOUND",
+        "{}",
+        r.text
+    );
+    let r = app
+        .graphql(
+            "mutation($id: UUID!) { undoEntityMerge(entityId: $id) { id } }",
+            json!({"id": a}),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(
+        r.body["errors"][0]["extensions"]["code"], "CONFLICT",
+        "{}",
+        r.text
+    );
+
+    let rest = app
+        .request(
+            "POST",
+            &format!("/api/v1/entities/{a}/merge"),
+            Some(json!({"merged_id": unknown})),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(
+        rest.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        rest.text
+    );
+    assert_eq!(rest.body["detail"][0]["loc"], json!(["body", "merged_id"]));
+    let rest = app
+        .request(
+            "POST",
+            &format!("/api/v1/entities/{unknown}/merge"),
+            Some(json!({"merged_id": b})),
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(rest.status, StatusCode::NOT_FOUND, "{}", rest.text);
+    let rest = app
+        .request(
+            "POST",
+            &format!("/api/v1/entities/{unknown}/unmerge"),
+            None,
+            Some(&admin),
+        )
+        .await;
+    assert_eq!(rest.status, StatusCode::NOT_FOUND, "{}", rest.text);
+}
+
+#[tokio::test]
+async fn a_chain_of_merges_keeps_every_record_s_evidence_and_unwinds_from_the_outside_in() {
+    let app = TestApp::new().await;
+    let (admin, a, b) = two_records(&app).await;
+    let (_, key) = app.register("Third Source").await;
+    let (lat, lng) = east(LAT, LNG, 18.0);
+    let c = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Rind and Crust Deli",
+                lat,
+                lng,
+                json!({"website_url": "https://rind-crust.example"}),
+            ),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        merge_entities(&app, &admin, &a, &b).await.status,
+        StatusCode::OK
+    );
+    let outer = merge_entities(&app, &admin, &c, &a).await;
+    assert_eq!(outer.status, StatusCode::OK, "{}", outer.text);
+    // C holds its own facts, A's and, through A, B's.
+    assert_eq!(outer.body["website_url"], "https://rind-crust.example");
+    assert_eq!(outer.body["phone"], "0161 496 0560");
+    assert_eq!(outer.body["email"], "hello@hamper.example");
+    let followed = app.get(&format!("/api/v1/entities/{b}")).await;
+    assert_eq!(followed.body["id"], c.as_str(), "two redirects followed");
+    assert_eq!(
+        followed.headers["content-location"],
+        format!("/api/v1/entities/{c}").as_str()
+    );
+
+    // B's merge sits inside A's: A's merge into C is undone first.
+    let inner = unmerge_entity(&app, &admin, &b).await;
+    assert_eq!(inner.status, StatusCode::CONFLICT, "{}", inner.text);
+    let a_back = unmerge_entity(&app, &admin, &a).await;
+    assert_eq!(a_back.status, StatusCode::OK, "{}", a_back.text);
+    assert_eq!(
+        a_back.body["email"], "hello@hamper.example",
+        "B is still merged into A"
+    );
+    let c_back = app.get(&format!("/api/v1/entities/{c}")).await.body;
+    assert!(
+        c_back["phone"].is_null() && c_back["email"].is_null(),
+        "{c_back}"
+    );
+    let b_back = unmerge_entity(&app, &admin, &b).await;
+    assert_eq!(b_back.status, StatusCode::OK, "{}", b_back.text);
+    assert_eq!(b_back.body["id"], b.as_str());
+    let a_alone = app.get(&format!("/api/v1/entities/{a}")).await.body;
+    assert!(a_alone["email"].is_null(), "{a_alone}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.entities WHERE status = 'merged'")
+            .await,
+        0
+    );
+}
+
+async fn merge_entities(
+    app: &TestApp,
+    key: &str,
+    survivor: &str,
+    merged: &str,
+) -> crate::harness::TestResponse {
+    app.request(
+        "POST",
+        &format!("/api/v1/entities/{survivor}/merge"),
+        Some(json!({"merged_id": merged})),
+        Some(key),
+    )
+    .await
+}
+
+async fn unmerge_entity(app: &TestApp, key: &str, id: &str) -> crate::harness::TestResponse {
+    app.request(
+        "POST",
+        &format!("/api/v1/entities/{id}/unmerge"),
+        None,
+        Some(key),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn after_a_merge_a_sighting_of_the_duplicate_is_applied_to_the_survivor() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, first) = app.register("Cheese Guide").await;
+    let (_, second) = app.register("Deli Directory").await;
+    let a = app
+        .publish(
+            &first,
+            &admin,
+            entity_entry("Chorlton Cheese Shop", LAT, LNG, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 12.0);
+    let b = app
+        .publish(
+            &second,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(a, b);
+    let merged = merge_entities(&app, &admin, &a, &b).await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    assert_eq!(
+        merged.body["display_name"], "Chorlton Cheese Shop",
+        "the other agent's name does not replace the survivor's"
+    );
+    // Another directory lists the duplicate's name where it stood: only the redirect's name
+    // says which business it is, and it names the survivor.
+    let (_, directory) = app.register("Later Directory").await;
+    let seen = app
+        .publish(
+            &directory,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await;
+    assert_eq!(seen["canonical_id"], a.as_str(), "{seen}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM canonical.entities").await,
+        2,
+        "no new duplicate"
+    );
+    assert_eq!(
+        app.count(&format!(
+            "SELECT count(*) FROM canonical_link_contributions WHERE target_canonical_id = '{b}'
+             AND link_type IN ('created', 'updated', 'matched')"
+        ))
+        .await,
+        1,
+        "the redirect keeps only its own creation"
+    );
+}
+
+#[tokio::test]
+async fn a_claimed_record_keeps_its_contact_and_its_fields_through_a_merge_and_its_undo() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, guide) = app.register("Cheese Guide").await;
+    let (owner_id, owner) = app.register("Hamper Owner").await;
+    let a = app
+        .publish(
+            &guide,
+            &admin,
+            entity_entry("Chorlton Cheese Shop", LAT, LNG, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (lat, lng) = east(LAT, LNG, 12.0);
+    let b = app
+        .publish(
+            &owner,
+            &admin,
+            entity_entry("The Cheese Hamper", lat, lng, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The owner claims its record; the claim's context changes no field.
+    let mut claim = entity_entry("Hamper Holdings", lat, lng, json!({}));
+    claim["entry_intent"] = json!("claim");
+    claim["observed_at_tstamp_utc"] = json!("2026-11-09T10:00:00Z");
+    claim["target_canonical_table"] = json!("canonical.entities");
+    claim["target_canonical_id"] = json!(b);
+    let claimed = app.publish(&owner, &admin, claim).await;
+    assert_eq!(claimed["link_type"], "updated", "{claimed}");
+    let before = app.get(&format!("/api/v1/entities/{b}")).await.body;
+    assert_eq!(before["contact_agent_id"], owner_id.to_string());
+    assert_eq!(before["display_name"], "The Cheese Hamper");
+
+    let merged = merge_entities(&app, &admin, &a, &b).await;
+    assert_eq!(merged.status, StatusCode::OK, "{}", merged.text);
+    assert_eq!(merged.body["display_name"], "Chorlton Cheese Shop");
+    let restored = unmerge_entity(&app, &admin, &b).await;
+    assert_eq!(restored.status, StatusCode::OK, "{}", restored.text);
+    assert_eq!(restored.body["display_name"], "The Cheese Hamper");
+    assert_eq!(restored.body["contact_agent_id"], owner_id.to_string());
+}

@@ -138,6 +138,7 @@ impl BatchView {
             longitude,
             candidate: EntityCandidate {
                 id,
+                merged_into_id: None,
                 distance_m: 0.0,
                 name_key: keys.name_key.clone(),
                 website_key: keys.website_key.clone(),

@@ -51,10 +51,12 @@ pub async fn find(
     keys: &IdentityKeys,
 ) -> AppResult<Found> {
     let rows = view.candidates(conn, entry, keys).await?;
+    let redirects = rows.iter().any(|row| row.merged_into_id.is_some());
     let candidates: Vec<Candidate> = rows
         .into_iter()
         .map(|row| Candidate {
-            id: row.id,
+            // A merged record's keys name its survivor.
+            id: row.merged_into_id.unwrap_or(row.id),
             distance_m: row.distance_m,
             keys: IdentityKeys {
                 website_host: row
@@ -69,7 +71,12 @@ pub async fn find(
         })
         .collect();
     Ok(match matching::decide_entity(keys, &candidates) {
-        MatchDecision::Match(best) => Found::Record(best.id, json!({"match": scored_json(&best)})),
+        MatchDecision::Match(mut best) => {
+            if redirects {
+                best.id = survivor_of(conn, TABLE, best.id).await?;
+            }
+            Found::Record(best.id, json!({"match": scored_json(&best)}))
+        }
         MatchDecision::NoMatch { best } => {
             Found::Nothing(json!({"best_candidate": best.as_ref().map(scored_json)}))
         }
@@ -150,6 +157,18 @@ pub async fn apply(
         },
         (_, None) => Ok(Decision::rejected("the entry carries no usable content")),
     }
+}
+
+/// The record a match through a merged record's keys is about: its survivor, and the survivor's
+/// own survivor when that was merged in turn (up to ten merges).
+pub async fn survivor_of(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    id: Uuid,
+) -> AppResult<Uuid> {
+    Ok(crate::db::canonical::follow_merges(conn, table, id)
+        .await?
+        .unwrap_or(id))
 }
 
 pub fn evidence_of(entry: &SpaceTimeEntry) -> FieldEvidence {

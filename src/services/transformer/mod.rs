@@ -12,7 +12,7 @@ mod batch_view;
 pub(crate) mod entity;
 pub mod keys;
 mod observation;
-mod offer;
+pub(crate) mod offer;
 mod outcome;
 mod ownership;
 pub mod worker;
@@ -287,6 +287,23 @@ async fn decide_and_apply(
             )));
         }
     }
+    // An entry aimed at a record an operator merged away is about the record it was merged into.
+    let redirected;
+    let entry = match (entry.target_canonical_table, entry.target_canonical_id) {
+        (Some(table), Some(id)) => {
+            match crate::db::canonical::follow_merges(conn, table, id).await? {
+                Some(survivor) if survivor != id => {
+                    redirected = SpaceTimeEntry {
+                        target_canonical_id: Some(survivor),
+                        ..entry.clone()
+                    };
+                    &redirected
+                }
+                _ => entry,
+            }
+        }
+        _ => entry,
+    };
     match entry.entry_type {
         EntryType::Entity => entity::apply(conn, view, entry).await,
         EntryType::Listing => {

@@ -1,10 +1,11 @@
 //! Listing and request entries: matched within their own kind (same source record, or the same
 //! title from the same provider/requester or at the same spot), then created or merged.
 
-use super::entity::{evidence_of, links_json};
+use super::entity::{evidence_of, links_json, survivor_of};
 use super::outcome::Decision;
 use super::ownership;
 use crate::db::canonical;
+use crate::db::entities::Locked;
 use crate::db::entries::SpaceTimeEntry;
 use crate::db::offers::{self, OfferRecord, OfferSide, OfferTable, OfferWrite};
 use crate::domain::{CanonicalTable, EntryIntent, LinkType};
@@ -36,6 +37,19 @@ const OFFER_FIELDS: &[&str] = &[
     "location",
 ];
 
+/// What an offer entry says, as the extractor reads it; the reason when it cannot.
+pub(crate) fn draft_of(
+    entry: &SpaceTimeEntry,
+    table: CanonicalTable,
+) -> Result<OfferDraft, String> {
+    let is_listing = table == CanonicalTable::Listings;
+    let default_type = entry
+        .entry_subtype
+        .clone()
+        .unwrap_or_else(|| (if is_listing { "offer" } else { "request" }).into());
+    extract::offer_draft(&entry.context, is_listing, &default_type)
+}
+
 pub async fn apply(
     conn: &mut PgConnection,
     entry: &SpaceTimeEntry,
@@ -43,16 +57,12 @@ pub async fn apply(
     operator_says_new: bool,
 ) -> AppResult<Decision> {
     let is_listing = table == CanonicalTable::Listings;
-    let default_type = entry
-        .entry_subtype
-        .clone()
-        .unwrap_or_else(|| (if is_listing { "offer" } else { "request" }).into());
     let intent = entry.entry_intent;
     let needs_content = matches!(
         intent,
         EntryIntent::Observe | EntryIntent::Submit | EntryIntent::AddContext | EntryIntent::Correct
     );
-    let draft = match extract::offer_draft(&entry.context, is_listing, &default_type) {
+    let draft = match draft_of(entry, table) {
         Ok(draft) => Some(draft),
         Err(reason) if needs_content => return Ok(Decision::rejected(&reason)),
         Err(_) => None,
@@ -84,11 +94,14 @@ pub async fn apply(
             best.id,
             json!({"match": {"id": best.id, "score": best.score, "reasons": best.reasons}}),
         ),
-        MatchDecision::Ambiguous { candidates, .. } => {
-            let ids: Vec<Uuid> = candidates.iter().map(|s| s.id).collect();
+        MatchDecision::Ambiguous { candidates, why } => {
+            let scored: Vec<Value> = candidates
+                .iter()
+                .map(|s| json!({"id": s.id, "score": s.score, "reasons": s.reasons}))
+                .collect();
             return Ok(Decision::review(
-                "several records match this evidence equally well",
-                json!({"candidates": ids}),
+                &format!("ambiguous: {why}"),
+                json!({"why": why, "candidates": scored}),
             ));
         }
         MatchDecision::NoMatch { .. } => {
@@ -173,10 +186,12 @@ async fn find(
         keys.source_ref_key.as_deref(),
     )
     .await?;
+    let redirects = rows.iter().any(|row| row.merged_into_id.is_some());
     let candidates: Vec<OfferCandidate> = rows
         .into_iter()
         .map(|row| OfferCandidate {
-            id: row.id,
+            // A merged record's keys name its survivor.
+            id: row.merged_into_id.unwrap_or(row.id),
             distance_m: row.distance_m,
             keys: OfferKeys {
                 parent_id: row.parent_id,
@@ -185,16 +200,21 @@ async fn find(
             },
         })
         .collect();
-    Ok(matching::decide_offer(&keys, &candidates))
+    Ok(match matching::decide_offer(&keys, &candidates) {
+        MatchDecision::Match(mut best) if redirects => {
+            best.id = survivor_of(conn, table, best.id).await?;
+            MatchDecision::Match(best)
+        }
+        decision => decision,
+    })
 }
 
-async fn create(
-    conn: &mut PgConnection,
-    entry: &SpaceTimeEntry,
+/// The record an entry creates. Pure, so a merge of two offers replays it from the entry.
+pub(crate) fn created_write(
     table: CanonicalTable,
+    entry: &SpaceTimeEntry,
     d: OfferDraft,
-) -> AppResult<Decision> {
-    let id = Uuid::now_v7();
+) -> OfferWrite {
     let evidence = initial_evidence(OFFER_FIELDS, &evidence_of(entry));
     let source_ref = entry
         .source_ref
@@ -204,7 +224,7 @@ async fn create(
     let window = incoming_window(table, entry, &d);
     let t = offer_table(table);
     let c = d.common;
-    let write = OfferWrite {
+    OfferWrite {
         principal_id: None,
         contact_agent_id: None,
         side: OfferSide {
@@ -232,8 +252,18 @@ async fn create(
         source_ref,
         title_key,
         field_evidence: evidence,
-    };
-    offers::insert(conn, t, id, &write, entry.agent_id).await?;
+    }
+}
+
+async fn create(
+    conn: &mut PgConnection,
+    entry: &SpaceTimeEntry,
+    table: CanonicalTable,
+    d: OfferDraft,
+) -> AppResult<Decision> {
+    let id = Uuid::now_v7();
+    let write = created_write(table, entry, d);
+    offers::insert(conn, offer_table(table), id, &write, entry.agent_id).await?;
     Ok(Decision::linked(
         table,
         id,
@@ -260,11 +290,7 @@ async fn merge(
         Some(changed) => Decision::merged(table, id, entry, changed, &meta),
         None => Decision::rejected(&format!(
             "the target {} does not exist",
-            if table == CanonicalTable::Listings {
-                "listing"
-            } else {
-                "request"
-            }
+            table.record_name()
         )),
     })
 }
@@ -276,20 +302,63 @@ async fn merge_into<R: OfferRecord>(
     id: Uuid,
     d: OfferDraft,
 ) -> AppResult<Option<Vec<String>>> {
-    let t = &R::TABLE;
     let Some(locked) = offers::get_for_update::<R>(conn, id).await? else {
         return Ok(None);
     };
+    let (write, changed) = merged_write(R::TABLE.kind, stored_write(locked), entry, d);
+    if !changed.is_empty() {
+        offers::update(conn, &R::TABLE, id, &write).await?;
+    }
+    Ok(Some(changed))
+}
+
+/// A stored offer as the transformer writes it, so that merging starts from what is stored.
+pub(crate) fn stored_write<R: OfferRecord>(locked: Locked<R>) -> OfferWrite {
+    let (side, o) = locked.record.into_parts();
+    OfferWrite {
+        principal_id: o.principal_id,
+        contact_agent_id: o.contact_agent_id,
+        side,
+        title_key: normalize::title_key(&o.title),
+        title: o.title,
+        description: o.description,
+        categories: o.categories,
+        link_urls: Value::Array(links_json(&o.link_urls)),
+        currency_code: o.currency_code,
+        location_lat: o.location_lat,
+        location_lng: o.location_lng,
+        address_text: o.address_text,
+        city: o.city,
+        country_code: o.country_code,
+        status: o.status,
+        context_l0_routing: o.context_l0_routing,
+        context_l1_common: o.context_l1_common,
+        context_l2_specific: o.context_l2_specific,
+        context_l2_available_features: o.context_l2_available_features,
+        source_ref: locked.source_ref,
+        field_evidence: locked.field_evidence,
+    }
+}
+
+/// What merging an entry into an offer writes, and which fields changed. Pure, so a merge of two
+/// offers replays their history from the entries.
+pub(crate) fn merged_write(
+    table: CanonicalTable,
+    o: OfferWrite,
+    entry: &SpaceTimeEntry,
+    d: OfferDraft,
+) -> (OfferWrite, Vec<String>) {
+    let t = offer_table(table);
     let intent = if entry.entry_intent == EntryIntent::Correct {
         MergeIntent::Correct
     } else {
         MergeIntent::Observe
     };
     let point = Some((entry.latitude, entry.longitude));
-    let incoming = incoming_window(t.kind, entry, &d);
-    let [from_field, to_field] = window_fields(t.kind);
-    let mut m = FieldMerger::new(&locked.field_evidence, evidence_of(entry), intent);
-    let (side, o) = locked.record.into_parts();
+    let incoming = incoming_window(table, entry, &d);
+    let [from_field, to_field] = window_fields(table);
+    let mut m = FieldMerger::new(&o.field_evidence, evidence_of(entry), intent);
+    let side = o.side;
     let c = d.common;
     let location = m.required("location", (o.location_lat, o.location_lng), point);
     let parent_entity_id = m.optional(
@@ -301,7 +370,8 @@ async fn merge_into<R: OfferRecord>(
     let title = m.required("title", o.title, Some(d.title));
     let description = m.optional("description", o.description, c.description);
     let categories = m.strings("categories", o.categories, &c.categories);
-    let link_urls = Value::Array(m.links("link_urls", links_json(&o.link_urls), &c.link_urls));
+    let stored_links = o.link_urls.as_array().cloned().unwrap_or_default();
+    let link_urls = Value::Array(m.links("link_urls", stored_links, &c.link_urls));
     let amount = m.optional("amount", side.amount, d.amount);
     let currency_code = m.optional("currency_code", o.currency_code, d.currency_code);
     let availability_status = if t.has_availability {
@@ -362,7 +432,7 @@ async fn merge_into<R: OfferRecord>(
             o.context_l2_available_features,
             &c.context_l2_available_features,
         ),
-        source_ref: locked.source_ref,
+        source_ref: o.source_ref,
         field_evidence: Value::Null,
     };
     let changed = m.changed().to_vec();
@@ -370,8 +440,5 @@ async fn merge_into<R: OfferRecord>(
         field_evidence: m.into_evidence(),
         ..write
     };
-    if !changed.is_empty() {
-        offers::update(conn, t, id, &write).await?;
-    }
-    Ok(Some(changed))
+    (write, changed)
 }
