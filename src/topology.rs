@@ -121,12 +121,14 @@ impl ServerProcess {
         command
             .arg("serve")
             .env("DATABASE_URL", &settings.database_url)
-            .env("DATABASE_REPLICA_URL", settings.replica_urls.join(","))
             .env("STRS_BIND", format!("127.0.0.1:{}", settings.port))
             .env("STRS_DATA_DIR", &settings.data_dir)
             .env("STRS_JWT_SECRET", &settings.jwt_secret)
             .envs(settings.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null());
+        if !settings.replica_urls.is_empty() {
+            command.env("DATABASE_REPLICA_URL", settings.replica_urls.join(","));
+        }
         if let Some(path) = &settings.log_file {
             let log = std::fs::File::create(path)
                 .with_context(|| format!("creating {}", path.display()))?;

@@ -32,7 +32,9 @@ pub struct TrackRecordRow {
 const TRACK_RECORD_WINDOW: i64 = 500;
 
 /// The track record of each of `agents`, from what the service observed, never from what the
-/// agent declared about itself.
+/// agent declared about itself. Every lookup names the target's table as well as its id, so the
+/// contributions' and signals' target indexes answer it (by id alone they could not: the table
+/// leads both indexes).
 pub async fn track_records(
     conn: &mut PgConnection,
     agents: &[Uuid],
@@ -43,13 +45,15 @@ pub async fn track_records(
                 count(DISTINCT t.target) FILTER (WHERE EXISTS (
                     SELECT 1 FROM canonical_link_contributions c2
                     JOIN space_time_entries e2 ON e2.id = c2.source_space_time_entry_id
-                    WHERE c2.target_canonical_id = t.target AND e2.agent_id <> a.id
+                    WHERE c2.target_canonical_table = t.target_table
+                      AND c2.target_canonical_id = t.target AND e2.agent_id <> a.id
                       AND c2.link_type <> 'duplicate_of'))::int8 AS corroborated,
                 coalesce(sum(sig.positive), 0)::int8 AS confirmed,
                 coalesce(sum(sig.negative), 0)::int8 AS disputed
          FROM unnest($1::uuid[]) AS a(id)
          LEFT JOIN LATERAL (
-            SELECT c.target_canonical_id AS target, c.link_type
+            SELECT c.target_canonical_table AS target_table, c.target_canonical_id AS target,
+                   c.link_type
             FROM space_time_entries e
             JOIN canonical_link_contributions c ON c.source_space_time_entry_id = e.id
             WHERE e.agent_id = a.id AND c.link_type <> 'duplicate_of'
@@ -58,7 +62,9 @@ pub async fn track_records(
             SELECT count(*) FILTER (WHERE s.signal_type IN ('confirm', 'boost_confidence')) AS positive,
                    count(*) FILTER (WHERE s.signal_type IN ('reject', 'flag', 'reduce_confidence', 'stale')) AS negative
             FROM signals s
-            WHERE t.link_type = 'created' AND s.target_id = t.target
+            WHERE t.link_type = 'created'
+              AND s.target_schema = split_part(t.target_table, '.', 1)
+              AND s.target_table = split_part(t.target_table, '.', 2) AND s.target_id = t.target
               AND s.created_by_agent_id IS NOT NULL AND s.created_by_agent_id <> a.id) sig ON true
          GROUP BY a.id",
     )

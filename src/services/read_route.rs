@@ -218,6 +218,8 @@ impl Replicas {
         let members = config
             .replica_urls
             .iter()
+            // `DATABASE_REPLICA_URL=` (set but empty) means no replica.
+            .filter(|url| !url.expose().trim().is_empty())
             .map(|url| {
                 let url = url.expose();
                 Ok(Replica {

@@ -80,6 +80,11 @@ impl Drop for StopOnDrop {
 
 #[tokio::test]
 async fn a_database_outage_is_503_with_retry_after_everywhere_and_routes_recover() {
+    // The cause of each 503 is logged (warn): shown when the test fails.
+    let _ = tracing_subscriber::fmt()
+        .with_test_writer()
+        .with_env_filter("warn,sqlx=error")
+        .try_init();
     let dir = tmp_dir().join(format!("outage-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let _cleanup = StopOnDrop(dir.clone());
