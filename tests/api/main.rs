@@ -28,6 +28,7 @@ mod search;
 mod spatial;
 mod status;
 mod subscriptions;
+mod tiles;
 mod tokens;
 mod transformer;
 mod twins;
