@@ -11,6 +11,7 @@ mod dealings;
 mod docs_examples;
 mod entries;
 mod evaluation;
+mod explorer;
 mod faults;
 mod feedback;
 mod graphql_api;
