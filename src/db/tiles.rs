@@ -87,8 +87,11 @@ fn filters(table: CanonicalTable) -> String {
 /// layer reads the covering index on (longitude, latitude) INCLUDE (status) of migration 0015
 /// index-only: PostGIS's GiST cannot answer an index-only scan, and reading 100k rows from the
 /// heap was 2.5x slower. A cell's column is linear in longitude; its row is found among the
-/// latitudes of the grid's Mercator lines (`width_bucket`), so no row is projected. The sparse
-/// layer and the records of single-record cells are found through the GiST index.
+/// latitudes of the grid's Mercator lines (`width_bucket`), so no row is projected. Rows are
+/// grouped on one integer (column * 64 + row) with plain sums, then clamped into the grid (a point
+/// on the tile's east or north edge lands one past it): a quarter faster than two clamped keys
+/// and averages. The sparse layer and the records of single-record cells are found through the
+/// GiST index.
 fn layer_ctes(table: CanonicalTable) -> String {
     let layer = layer_name(table);
     let kind = kind_name(table);
@@ -111,11 +114,17 @@ fn layer_ctes(table: CanonicalTable) -> String {
         "{layer}_count AS MATERIALIZED (
             SELECT count(*) AS n FROM (
                 SELECT 1 FROM {relation} r, grid g WHERE {in_box} AND {filters} LIMIT {over}) x),
-         {layer}_cells AS (
-            SELECT {cell_x} AS cx, {cell_y} AS cy, count(*) AS n,
-                   avg(r.location_lng) AS lng, avg(r.location_lat) AS lat
+         {layer}_raw AS (
+            SELECT floor((r.location_lng - g.west) / g.cell_deg)::int * 64
+                       + width_bucket(r.location_lat, g.lat_lines) AS k,
+                   count(*) AS n, sum(r.location_lng) AS lng, sum(r.location_lat) AS lat
             FROM {relation} r, grid g
             WHERE (SELECT n FROM {layer}_count) > {SPARSE_LIMIT} AND {in_box} AND {filters}
+            GROUP BY 1),
+         {layer}_cells AS (
+            SELECT least(k / 64, {GRID} - 1) AS cx, least(greatest({GRID} - k % 64, 0), {GRID} - 1) AS cy,
+                   sum(n) AS n, sum(lng) / sum(n) AS lng, sum(lat) / sum(n) AS lat
+            FROM {layer}_raw
             GROUP BY 1, 2),
          {layer}_features AS (
             SELECT ST_AsMVTGeom(s.point, g.env, {EXTENT}, 0, true) AS geom,
