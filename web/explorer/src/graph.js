@@ -7,6 +7,8 @@ import { COLOURS } from './map.js';
 
 /** The graph stops growing here: past it a layout is unreadable on a phone anyway. */
 const MAX_NODES = 250;
+/** Below this zoom labels are too small to read; "Reset" still fits the whole graph. */
+const READABLE_ZOOM = 0.8;
 
 export function createGraph(container, { summary, selection, resetButton, actions }) {
   const cy = cytoscape({
@@ -54,9 +56,14 @@ export function createGraph(container, { summary, selection, resetButton, action
     return `e:${entry.id}`;
   }
 
-  function relayout() {
+  /** Lays the graph out; when fitting all of it would make labels unreadable, centres on `focus`. */
+  function relayout(focus) {
     cy.layout({ name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20, randomize: false }).run();
     cy.fit(undefined, 24);
+    if (cy.zoom() < READABLE_ZOOM && focus && focus.length) {
+      cy.zoom(READABLE_ZOOM);
+      cy.center(focus);
+    }
     const counts = { record: 0, entry: 0, agent: 0 };
     cy.nodes().forEach((n) => { counts[n.data('type')] += 1; });
     replace(summary, `${counts.record} record(s) · ${counts.entry} entr${counts.entry === 1 ? 'y' : 'ies'} · ${counts.agent} agent(s)`,
@@ -110,7 +117,7 @@ export function createGraph(container, { summary, selection, resetButton, action
       else if (type === 'entry') await expandEntry(key);
       else await expandAgent(key);
       node.data('expanded', true);
-      relayout();
+      relayout(node);
       describe(node);
     } catch (error) {
       replace(selection, h('span', { class: 'error' }, `Could not expand: ${message(error)}`));
@@ -150,7 +157,7 @@ export function createGraph(container, { summary, selection, resetButton, action
         try {
           await expandAgent(id);
           cy.getElementById(`a:${id}`).data('expanded', true);
-          relayout();
+          relayout(cy.getElementById(`a:${id}`));
         } catch (error) {
           replace(selection, h('span', { class: 'error' }, message(error)));
         }
@@ -159,7 +166,7 @@ export function createGraph(container, { summary, selection, resetButton, action
     /** Lays the graph out again once its tab is visible (a hidden container has no size). */
     resize() {
       cy.resize();
-      if (cy.nodes().length) relayout();
+      if (cy.nodes().length) relayout(cy.$('node:selected'));
     },
   };
 }
