@@ -1,5 +1,5 @@
-//! API benchmark: reads by id over REST and GraphQL, the nested provenance query and an
-//! `entitiesNear` page, through the real router (in process, no sockets) against generated
+//! API benchmark: reads by id over REST and GraphQL, the nested provenance query, map tiles
+//! (`/tiles/0/0/0.mvt` holds every entity) and an `entitiesNear` page, through the real router (in process, no sockets) against generated
 //! entities, next to pgbench running the service's own statement in the same run.
 //!
 //! For each workload it prints peak throughput with `BENCH_API_CONCURRENCY` closed-loop clients,
@@ -168,6 +168,16 @@ async fn run() -> anyhow::Result<()> {
             ceiling: None,
         },
         Workload {
+            name: "REST tile z0 (every entity in view)",
+            call: Call::Get("/tiles/0/0/0.mvt".into()),
+            ceiling: None,
+        },
+        Workload {
+            name: "REST tile z11 (Manchester)",
+            call: Call::Get(manchester_tile(11)),
+            ceiling: None,
+        },
+        Workload {
             name: "GraphQL entitiesNear 1 km, first 20",
             call: Call::Graphql(json!({"query": NEAR_PAGE})),
             ceiling: Some((
@@ -257,6 +267,7 @@ async fn run() -> anyhow::Result<()> {
             peaks[2]
         );
     }
+    tile_latency(&router, &workloads, &settings).await?;
     if std::env::var("BENCH_API_POSTGRAPHILE").map_or(true, |v| v != "0") {
         against_postgraphile(&settings, &cluster, &router, &pool, entity_id).await?;
     }
@@ -264,6 +275,65 @@ async fn run() -> anyhow::Result<()> {
         "peak RSS of this process (server and load generator): {} MB",
         peak_rss_kb()? / 1024
     );
+    Ok(())
+}
+
+/// The `z/x/y` path of the tile holding Manchester's centre at zoom `z`.
+fn manchester_tile(z: u32) -> String {
+    let n = f64::from(1u32 << z);
+    let x = ((MANCHESTER.1 + 180.0) / 360.0 * n).floor();
+    let lat = MANCHESTER.0.to_radians();
+    let y = ((1.0 - (lat.tan() + 1.0 / lat.cos()).ln() / std::f64::consts::PI) / 2.0 * n).floor();
+    format!("/tiles/{z}/{x}/{y}.mvt")
+}
+
+/// A tile as one map client sees it: one request at a time (the table above runs
+/// `BENCH_API_CONCURRENCY` clients on the machine's cores, so its latencies include queueing).
+async fn tile_latency(
+    router: &Router,
+    workloads: &[Workload],
+    settings: &Settings,
+) -> anyhow::Result<()> {
+    let tiles: Vec<&Workload> = workloads
+        .iter()
+        .filter(|w| w.name.contains("tile"))
+        .collect();
+    if tiles.is_empty() {
+        return Ok(());
+    }
+    println!("\nTiles, one client (latency of a single map client):");
+    println!(
+        "{:<40} {:>9} {:>8} {:>8} {:>9}",
+        "tile", "r/s", "p50 ms", "p99 ms", "bytes"
+    );
+    for workload in tiles {
+        let response = router.clone().oneshot(workload.call.request()).await?;
+        let bytes = http_body_util::BodyExt::collect(response.into_body())
+            .await?
+            .to_bytes()
+            .len();
+        let mut best = Measured::default();
+        for _ in 0..settings.rounds {
+            let measured = closed_loop(
+                router,
+                &workload.call,
+                1,
+                Duration::from_secs(settings.seconds),
+            )
+            .await?;
+            if best.rate == 0.0 || measured.p50 < best.p50 {
+                best = measured;
+            }
+        }
+        println!(
+            "{:<40} {:>9.0} {:>8.2} {:>8.2} {:>9}",
+            workload.name,
+            best.rate,
+            ms(best.p50),
+            ms(best.p99),
+            bytes
+        );
+    }
     Ok(())
 }
 

@@ -125,6 +125,8 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .routes(routes!(crate::web::api_docs::index))
         .routes(routes!(crate::web::api_docs::guide))
         .routes(routes!(crate::web::graphiql::asset))
+        .routes(routes!(crate::web::explorer::page))
+        .routes(routes!(crate::web::explorer::asset))
 }
 
 pub fn build_router(state: AppState) -> Router {

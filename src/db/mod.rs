@@ -27,6 +27,7 @@ pub mod review;
 pub mod signals;
 pub mod signatures;
 pub mod terms;
+pub mod tiles;
 pub mod touched;
 pub mod transformer_runs;
 pub mod within;

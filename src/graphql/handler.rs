@@ -36,7 +36,7 @@ pub async fn graphql_post(
            ("operationName" = Option<String>, Query),
            ("extensions" = Option<String>, Query, description = "JSON-encoded extensions, e.g. `{\"persistedQuery\":{\"version\":1,\"sha256Hash\":\"…\"}}` (automatic persisted queries)")),
     responses((status = 101, description = "With `Upgrade: websocket` and the `graphql-transport-ws` (or `graphql-ws`) subprotocol: a WebSocket for subscriptions"),
-              (status = 200, description = "A GraphQL response; without `query` and with `Accept: text/html`, the GraphiQL IDE (HTML)",
+              (status = 200, description = "A GraphQL response; with `Accept: text/html` (a browser), the GraphiQL IDE (HTML), prefilled from `query` and `variables` when given",
                content((Object = "application/json"), (String = "text/html"))),
               (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
 pub async fn graphql_get(
@@ -49,14 +49,16 @@ pub async fn graphql_get(
     if super::websocket::is_upgrade(&parts.headers) {
         return super::websocket::upgrade(parts, state, schema, ctx).await;
     }
+    // A browser gets the IDE, prefilled from `query` and `variables` when given
+    // (the IDE reads them from its address): links such as the explorer's "open in GraphiQL".
+    if crate::web::graphiql::wants_ide(&parts.headers) {
+        return Ok(crate::web::graphiql::ide_page());
+    }
     let query_string = parts.uri.query().unwrap_or("");
     let parsed = async_graphql::http::parse_query_string(query_string);
     let asks_something = parsed.as_ref().is_ok_and(|request| {
         !request.query.trim().is_empty() || request.extensions.contains_key("persistedQuery")
     });
-    if !asks_something && crate::web::graphiql::wants_ide(&parts.headers) {
-        return Ok(crate::web::graphiql::ide_page());
-    }
     let mut request = parsed.map_err(|e| {
         AppError::invalid(
             &["query"],

@@ -22,3 +22,4 @@ pub mod processing;
 pub mod provenance;
 pub mod review;
 pub mod terms;
+pub mod tiles;

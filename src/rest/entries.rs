@@ -135,7 +135,7 @@ pub async fn agent_guide() -> Result<impl IntoResponse, AppError> {
 
 #[utoipa::path(get, path = "/api/v1/attachments/{sha256}", tag = "space-time-entries",
     params(("sha256" = String, Path, description = "hex SHA-256 from an entry's attachments")),
-    responses((status = 200, description = "The stored bytes, with their media type"), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The stored bytes, with the media type they were uploaded with", content_type = "*/*"), (status = 404, body = ErrorBody)))]
 pub async fn get_attachment(
     State(state): State<AppState>,
     Path(sha256): Path<String>,

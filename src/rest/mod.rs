@@ -21,6 +21,7 @@ mod public;
 mod review;
 mod search;
 mod terms;
+pub mod tiles;
 
 use crate::domain::ListParams;
 use crate::error::AppError;
@@ -139,6 +140,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(processing::rank_entity))
         .routes(routes!(processing::rank_all))
         .routes(routes!(search::search))
+        .merge(tiles::routes())
         .merge(feedback_routes())
         .merge(dealings_routes())
         .routes(routes!(public::index))

@@ -27,6 +27,7 @@ pub mod review;
 pub mod search;
 pub mod signals;
 pub mod terms;
+pub mod tiles;
 pub mod tokens;
 pub mod touched;
 pub mod transformer;

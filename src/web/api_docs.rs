@@ -54,15 +54,7 @@ pub async fn guide(
 /// The examples name `{base_url}`; the page shows the address the reader used, when it is a
 /// plain host (anything else in a Host header is not echoed into HTML).
 fn html(template: &str, headers: &HeaderMap) -> Response {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| {
-            !h.is_empty()
-                && h.len() <= 255
-                && h.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
-        });
+    let host = crate::rest::extract::plain_host(headers);
     let body = match host {
         Some(host) => template.replace("{base_url}", &format!("http://{host}")),
         None => template.to_string(),

@@ -1,6 +1,6 @@
-//! The GraphiQL IDE: `GET /graphql` from a browser (HTML accepted, no `query` parameter) and its
-//! bundled assets at `/graphiql/{file}`, built from npm packages by `web/graphiql` and embedded
-//! here, so the IDE runs with no request to any outside host.
+//! The GraphiQL IDE: `GET /graphql` from a browser (HTML accepted; `query` and `variables` in
+//! the address prefill it) and its bundled assets at `/graphiql/{file}`, built from npm packages
+//! by `web/graphiql` and embedded here, so the IDE runs with no request to any outside host.
 
 use crate::error::AppError;
 use axum::extract::Path;

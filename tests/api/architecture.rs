@@ -101,6 +101,8 @@ fn sql_lives_in_the_database_layer() {
         "services",
         "rest",
         "graphql",
+        "mcp",
+        "web",
         "domain",
         "records",
         "auth",

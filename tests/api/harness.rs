@@ -209,6 +209,8 @@ pub struct TestResponse {
     pub headers: axum::http::HeaderMap,
     pub body: Value,
     pub text: String,
+    /// The body as sent (binary answers: tiles, attachments).
+    pub bytes: Vec<u8>,
 }
 
 impl TestApp {
@@ -269,14 +271,14 @@ impl TestApp {
         let media_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|t| t.split(';').next().unwrap_or(t).trim())
-            .filter(|t| *t == "application/json" || t.ends_with("+json"));
-        assert_documented(&method, &path, status, media_type.map(|t| (t, &body)));
+            .map(|t| t.split(';').next().unwrap_or(t).trim());
+        assert_documented(&method, &path, status, media_type, &body);
         TestResponse {
             status,
             headers,
             body,
             text,
+            bytes: bytes.to_vec(),
         }
     }
 
@@ -448,10 +450,17 @@ fn template_of(path: &str) -> Option<String> {
     best.map(|(_, t)| t)
 }
 
-/// Every answer a test sees must be documented: its status listed for its operation, and a JSON
-/// body valid against that status's schema. Routes outside the document (the MCP endpoint, the
+/// Every answer a test sees must be documented: its status listed for its operation, its media
+/// type among those documented for that status (binary ones too: tiles, images), and a JSON body
+/// valid against that status's schema. Routes outside the document (the MCP endpoint, the
 /// fallback 404) are not checked.
-fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<(&str, &Value)>) {
+fn assert_documented(
+    method: &str,
+    path: &str,
+    status: StatusCode,
+    media_type: Option<&str>,
+    body: &Value,
+) {
     let Some(template) = template_of(path) else {
         return;
     };
@@ -464,19 +473,30 @@ fn assert_documented(method: &str, path: &str, status: StatusCode, body: Option<
         !responses[status.as_str()].is_null(),
         "{method} {template} answered {status}, which /openapi.json does not document for it"
     );
-    if let Some((media_type, body)) = body {
-        let documented = !responses[status.as_str()]["content"][media_type].is_null();
-        // Problem details and GraphQL-style bodies are checked only where documented; a
-        // GeoJSON answer must be documented as such.
+    let Some(media_type) = media_type else {
+        return;
+    };
+    let content = &responses[status.as_str()]["content"];
+    let documented = !content[media_type].is_null();
+    let json = media_type == "application/json" || media_type.ends_with("+json");
+    if !json {
+        // A route documented with a catch-all media type may answer any.
         assert!(
             documented
-                || media_type == "application/json"
-                || media_type == "application/problem+json",
-            "{method} {template} answered {media_type}, which /openapi.json does not document"
+                || !content["*/*"].is_null()
+                || !content["application/octet-stream"].is_null(),
+            "{method} {template} answered {status} as {media_type}, which /openapi.json does not document"
         );
-        if documented {
-            assert_body_matches_openapi(method, &template, status, media_type, body);
-        }
+        return;
+    }
+    // Problem details and GraphQL-style bodies are checked only where documented; a GeoJSON
+    // answer must be documented as such.
+    assert!(
+        documented || media_type == "application/json" || media_type == "application/problem+json",
+        "{method} {template} answered {media_type}, which /openapi.json does not document"
+    );
+    if documented {
+        assert_body_matches_openapi(method, &template, status, media_type, body);
     }
 }
 

@@ -32,6 +32,13 @@ const defaultQuery = `# The Space-Time Records Service graph. Press the run butt
 }
 `;
 
+// A link may carry the document to open (`/graphql?query=...&variables=...`, as the explorer's
+// "open in GraphiQL" does): it opens in a tab of its own beside the saved ones.
+const params = new URLSearchParams(location.search);
+const initial = {};
+if (params.get('query')) initial.initialQuery = params.get('query');
+if (params.get('variables')) initial.initialVariables = params.get('variables');
+
 createRoot(document.getElementById('graphiql')).render(
-  <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} />,
+  <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} {...initial} />,
 );
