@@ -57,17 +57,20 @@ pub const COLUMNS: &str = "id, entity_type, display_name, legal_name, descriptio
     context_l0_routing, context_l1_common, context_l2_specific, context_l2_available_features, \
     created_at_tstamp_utc, updated_at_tstamp_utc";
 
+/// A read by id: one primary-key lookup, its text fixed at compile time (no formatting per call;
+/// the prepared statement is found by this very string).
+const BY_ID: &str =
+    const_format::concatcp!("SELECT ", COLUMNS, " FROM canonical.entities WHERE id = $1");
+
 /// Works on the pool or inside a transaction.
 pub async fn get<'c>(
     executor: impl sqlx::PgExecutor<'c>,
     id: Uuid,
 ) -> Result<Option<Entity>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical.entities WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(executor)
-    .await
+    sqlx::query_as(BY_ID)
+        .bind(id)
+        .fetch_optional(executor)
+        .await
 }
 
 /// Works on the pool or inside a transaction.
@@ -284,13 +287,19 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
 }
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
-/// merges); compare the returned id with the asked one.
+/// merges); compare the returned id with the asked one. One primary-key lookup unless the record
+/// is a redirect (rare): only then is the merge chain followed.
 pub async fn get_following_merges(pool: &PgPool, id: Uuid) -> Result<Option<Entity>, sqlx::Error> {
-    sqlx::query_as(&super::canonical::following_merges_statement(
-        crate::domain::CanonicalTable::Entities,
-        COLUMNS,
-    ))
-    .bind(id)
-    .fetch_optional(pool)
-    .await
+    match get(pool, id).await? {
+        Some(redirect) if redirect.merged_into_id.is_some() => {
+            sqlx::query_as(&super::canonical::following_merges_statement(
+                crate::domain::CanonicalTable::Entities,
+                COLUMNS,
+            ))
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+        }
+        found => Ok(found),
+    }
 }

@@ -18,6 +18,11 @@ impl OfferRecord for Listing {
         kind: CanonicalTable::Listings,
         table: "canonical.listings",
         columns: COLUMNS,
+        by_id: const_format::concatcp!(
+            "SELECT ",
+            COLUMNS,
+            " FROM canonical.listings WHERE id = $1"
+        ),
         type_column: "listing_type",
         parent_column: "provider_entity_id",
         amount_column: "price_amount",

@@ -21,6 +21,8 @@ pub struct OfferTable {
     pub table: &'static str,
     /// The record's columns, for SELECT (also used by the search statement).
     pub columns: &'static str,
+    /// `SELECT columns FROM table WHERE id = $1`, fixed at compile time (`const_format`).
+    pub by_id: &'static str,
     /// `listing_type` / `request_type`.
     pub type_column: &'static str,
     /// The entity offering or asking: `provider_entity_id` / `requester_entity_id`.
@@ -84,29 +86,31 @@ pub async fn get<'c, R: OfferRecord>(
     executor: impl sqlx::PgExecutor<'c>,
     id: Uuid,
 ) -> Result<Option<R>, sqlx::Error> {
-    let t = &R::TABLE;
-    sqlx::query_as(&format!(
-        "SELECT {} FROM {} WHERE id = $1",
-        t.columns, t.table
-    ))
-    .bind(id)
-    .fetch_optional(executor)
-    .await
+    sqlx::query_as(R::TABLE.by_id)
+        .bind(id)
+        .fetch_optional(executor)
+        .await
 }
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
-/// merges); compare the returned id with the asked one.
+/// merges); compare the returned id with the asked one. One primary-key lookup unless the record
+/// is a redirect (rare): only then is the merge chain followed.
 pub async fn get_following_merges<R: OfferRecord>(
     pool: &PgPool,
     id: Uuid,
 ) -> Result<Option<R>, sqlx::Error> {
-    let t = &R::TABLE;
-    sqlx::query_as(&super::canonical::following_merges_statement(
-        t.kind, t.columns,
-    ))
-    .bind(id)
-    .fetch_optional(pool)
-    .await
+    match get::<R>(pool, id).await? {
+        Some(redirect) if redirect.core().merged_into_id.is_some() => {
+            let t = &R::TABLE;
+            sqlx::query_as(&super::canonical::following_merges_statement(
+                t.kind, t.columns,
+            ))
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+        }
+        found => Ok(found),
+    }
 }
 
 /// Works on the pool or inside a transaction.

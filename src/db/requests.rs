@@ -18,6 +18,11 @@ impl OfferRecord for CanonicalRequest {
         kind: CanonicalTable::Requests,
         table: "canonical.requests",
         columns: COLUMNS,
+        by_id: const_format::concatcp!(
+            "SELECT ",
+            COLUMNS,
+            " FROM canonical.requests WHERE id = $1"
+        ),
         type_column: "request_type",
         parent_column: "requester_entity_id",
         amount_column: "budget_amount",

@@ -9,14 +9,11 @@ pub async fn track(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     // The template, never the concrete path: ids would make one series per record.
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let response = next.run(request).await;
     crate::telemetry::record_request(
         method.as_str(),
-        &route,
+        route.as_ref().map_or("unmatched", MatchedPath::as_str),
         response.status().as_u16(),
         started.elapsed(),
     );

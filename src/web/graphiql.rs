@@ -31,6 +31,7 @@ const PAGE: &str = r#"<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>GraphiQL: Space-Time Records Service</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/graphiql/graphiql.css">
 <style>body{margin:0;height:100vh}#graphiql{height:100vh}</style>
 </head>

@@ -30,6 +30,7 @@ pub fn page(title: &str, nav: &str, body: &str) -> String {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
+<link rel="icon" href="data:,">
 <style>{STYLE}</style>
 </head>
 <body>

@@ -91,7 +91,14 @@ async function openPage(viewport) {
   page.on('request', (request) => pageRequests.push(request.url()));
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    if (message.type() === 'error') {
+      // "Failed to load resource" does not say which: the location does.
+      const where = message.location() && message.location().url;
+      problems.push(`console error: ${message.text()}${where ? ` (${where})` : ''}`);
+    }
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
   });
   page.on('dialog', (dialog) => dialog.accept());
   return page;
