@@ -55,8 +55,8 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let pool = db::connect_limited(url, config.db_max_connections, limits)
         .await
         .context("connecting to the database")?;
-    let search_pool = db::connect_search(url, config.db_max_connections, limits)
-        .context("the database URL, for search")?;
+    let read_pools = db::ReadPools::new(url, config.db_max_connections, limits)
+        .context("the database URL, for reads")?;
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().as_bytes().to_vec(),
         None => load_or_create_secret(&config.data_dir)?,
@@ -67,7 +67,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let state = AppState::new(crate::state::Shared {
         events: crate::services::events::EventHub::new(pool.clone()),
         pool,
-        search_pool,
+        read_pools,
         replicas,
         config: Arc::new(config),
         jwt,

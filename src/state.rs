@@ -35,7 +35,8 @@ impl std::ops::Deref for AppState {
 pub struct Shared {
     pub pool: PgPool,
     /// Searches only: every statement planned for its values (`db::connect_search`).
-    pub search_pool: PgPool,
+    /// The primary's read pools (`db::lean`): reads and searches, when no replica takes them.
+    pub read_pools: crate::db::ReadPools,
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
     /// Read replicas and their measured health (`services::read_route`).

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// The public metadata of an agent shown in lists: no free-form metadata, no certificate totals.
@@ -83,21 +83,27 @@ pub async fn insert(conn: &mut PgConnection, a: NewAgent) -> Result<Agent, sqlx:
     .await
 }
 
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Agent>, sqlx::Error> {
+pub async fn get<'c>(pool: impl super::Reads<'c>, id: Uuid) -> Result<Option<Agent>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = $1"))
         .bind(id)
         .fetch_optional(pool)
         .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Agent>, sqlx::Error> {
+pub async fn get_many<'c>(
+    pool: impl super::Reads<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<Agent>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {COLUMNS} FROM agents WHERE id = ANY($1)"))
         .bind(ids)
         .fetch_all(pool)
         .await
 }
 
-pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Agent>, sqlx::Error> {
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
+    params: &ListParams,
+) -> Result<Vec<Agent>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM agents WHERE ($1::uuid IS NULL OR id < $1) ORDER BY id DESC LIMIT $2"
     ))
@@ -107,8 +113,8 @@ pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Agent>, sqlx
     .await
 }
 
-pub async fn list_by_principal(
-    pool: &PgPool,
+pub async fn list_by_principal<'c>(
+    pool: impl super::Reads<'c>,
     principal_id: Uuid,
     params: &ListParams,
 ) -> Result<Vec<Agent>, sqlx::Error> {
@@ -123,8 +129,8 @@ pub async fn list_by_principal(
     .await
 }
 
-pub async fn set_status(
-    pool: &PgPool,
+pub async fn set_status<'c>(
+    pool: impl super::Reads<'c>,
     id: Uuid,
     status: AgentStatus,
 ) -> Result<Option<Agent>, sqlx::Error> {

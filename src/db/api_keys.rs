@@ -4,7 +4,7 @@
 use crate::domain::{AgentStatus, ApiKeyStatus};
 pub use crate::records::agents::ApiKey;
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// What authentication needs to know about a key and its agent, in one lookup.
@@ -60,7 +60,10 @@ pub async fn insert(conn: &mut PgConnection, k: NewApiKey<'_>) -> Result<ApiKey,
     .await
 }
 
-pub async fn list_for_agent(pool: &PgPool, agent_id: Uuid) -> Result<Vec<ApiKey>, sqlx::Error> {
+pub async fn list_for_agent<'c>(
+    pool: impl super::Reads<'c>,
+    agent_id: Uuid,
+) -> Result<Vec<ApiKey>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC"
     ))
@@ -70,7 +73,11 @@ pub async fn list_for_agent(pool: &PgPool, agent_id: Uuid) -> Result<Vec<ApiKey>
 }
 
 /// Revokes the key when it belongs to `agent_id`; true when such a key exists (revoking twice is fine).
-pub async fn revoke(pool: &PgPool, agent_id: Uuid, key_id: Uuid) -> Result<bool, sqlx::Error> {
+pub async fn revoke<'c>(
+    pool: impl super::Reads<'c>,
+    agent_id: Uuid,
+    key_id: Uuid,
+) -> Result<bool, sqlx::Error> {
     let row = sqlx::query(
         "UPDATE agent_api_keys SET status = 'revoked', revoked_at_tstamp_utc = coalesce(revoked_at_tstamp_utc, now())
          WHERE id = $1 AND agent_id = $2 RETURNING id",
@@ -82,8 +89,8 @@ pub async fn revoke(pool: &PgPool, agent_id: Uuid, key_id: Uuid) -> Result<bool,
     Ok(row.is_some())
 }
 
-pub async fn credential_by_hash(
-    pool: &PgPool,
+pub async fn credential_by_hash<'c>(
+    pool: impl super::Reads<'c>,
     hash: &[u8],
 ) -> Result<Option<Credential>, sqlx::Error> {
     sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.key_hash = $1"))
@@ -92,8 +99,8 @@ pub async fn credential_by_hash(
         .await
 }
 
-pub async fn credential_by_key_id(
-    pool: &PgPool,
+pub async fn credential_by_key_id<'c>(
+    pool: impl super::Reads<'c>,
     key_id: Uuid,
 ) -> Result<Option<Credential>, sqlx::Error> {
     sqlx::query_as(&format!("{CREDENTIAL_QUERY} WHERE k.id = $1"))
@@ -103,7 +110,10 @@ pub async fn credential_by_key_id(
 }
 
 /// Records use without a write per request: the row changes at most once a minute per key.
-pub async fn touch_last_used(pool: &PgPool, key_id: Uuid) -> Result<(), sqlx::Error> {
+pub async fn touch_last_used<'c>(
+    pool: impl super::Reads<'c>,
+    key_id: Uuid,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "UPDATE agent_api_keys SET last_used_at_tstamp_utc = now()
          WHERE id = $1 AND (last_used_at_tstamp_utc IS NULL OR last_used_at_tstamp_utc < now() - interval '1 minute')",
@@ -116,7 +126,10 @@ pub async fn touch_last_used(pool: &PgPool, key_id: Uuid) -> Result<(), sqlx::Er
 
 /// Marks that `agent_id` has just written, for read-your-writes (at most once a second per agent,
 /// so a busy writer does not queue on its own row).
-pub async fn mark_recent_write(pool: &PgPool, agent_id: Uuid) -> Result<(), sqlx::Error> {
+pub async fn mark_recent_write<'c>(
+    pool: impl super::Reads<'c>,
+    agent_id: Uuid,
+) -> Result<(), sqlx::Error> {
     sqlx::query(
         "INSERT INTO agent_recent_writes (agent_id, wrote_at_tstamp_utc) VALUES ($1, now())
          ON CONFLICT (agent_id) DO UPDATE SET wrote_at_tstamp_utc = now()

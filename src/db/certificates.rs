@@ -6,7 +6,7 @@ use crate::domain::ListParams;
 use crate::records::certificates::CommittedTrustCertificate;
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 const COLUMNS: &str = "id, transaction_terms_signature_id, agent_id, currency_code, value_amount, metadata, \
@@ -101,8 +101,8 @@ pub struct CertificateFilter {
 }
 
 /// Newest first.
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     f: &CertificateFilter,
     params: &ListParams,
 ) -> Result<Vec<CommittedTrustCertificate>, sqlx::Error> {
@@ -121,8 +121,8 @@ pub async fn list(
 }
 
 /// Certificates from `from_seq` on, in ledger order, at most `limit`.
-pub async fn chain_from(
-    pool: &PgPool,
+pub async fn chain_from<'c>(
+    pool: impl super::Reads<'c>,
     from_seq: i64,
     limit: i64,
 ) -> Result<Vec<CommittedTrustCertificate>, sqlx::Error> {
@@ -143,8 +143,8 @@ pub enum CertificateKey {
 }
 
 /// The newest `per_key` certificates of each signature or agent: one statement for a page.
-pub async fn for_keys(
-    pool: &PgPool,
+pub async fn for_keys<'c>(
+    pool: impl super::Reads<'c>,
     by: CertificateKey,
     keys: &[Uuid],
     per_key: i64,

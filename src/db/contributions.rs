@@ -4,7 +4,7 @@ use crate::domain::{CanonicalTable, LinkType, ListParams};
 pub use crate::records::canonical::LinkContribution;
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub struct NewContribution<'a> {
@@ -67,8 +67,8 @@ pub struct ContributionFilter {
     pub space_time_entry_id: Option<Uuid>,
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     f: &ContributionFilter,
     params: &ListParams,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
@@ -88,8 +88,8 @@ pub async fn list(
 }
 
 /// The first `per_parent` contributions to each of `targets` (loader batch), oldest first.
-pub async fn for_targets(
-    pool: &PgPool,
+pub async fn for_targets<'c>(
+    pool: impl super::Reads<'c>,
     targets: &[Uuid],
     per_parent: i64,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
@@ -106,8 +106,8 @@ pub async fn for_targets(
 }
 
 /// The first `per_parent` contributions made by each of `entries` (loader batch), oldest first.
-pub async fn for_entries(
-    pool: &PgPool,
+pub async fn for_entries<'c>(
+    pool: impl super::Reads<'c>,
     entries: &[Uuid],
     per_parent: i64,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {

@@ -4,7 +4,7 @@ use crate::db::ranker::ScoreUpdate;
 use crate::domain::ListParams;
 pub use crate::records::canonical::{Entity, LinkUrl};
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// Everything the transformer writes; identity keys and per-field evidence travel with the content.
@@ -86,8 +86,8 @@ pub async fn get_many<'c>(
     .await
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     status: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<Entity>, sqlx::Error> {
@@ -289,7 +289,10 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
 /// merges); compare the returned id with the asked one. One primary-key lookup unless the record
 /// is a redirect (rare): only then is the merge chain followed.
-pub async fn get_following_merges(pool: &PgPool, id: Uuid) -> Result<Option<Entity>, sqlx::Error> {
+pub async fn get_following_merges<'c>(
+    pool: impl super::Reads<'c>,
+    id: Uuid,
+) -> Result<Option<Entity>, sqlx::Error> {
     match get(pool, id).await? {
         Some(redirect) if redirect.merged_into_id.is_some() => {
             sqlx::query_as(&super::canonical::following_merges_statement(

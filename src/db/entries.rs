@@ -5,7 +5,7 @@ pub use crate::records::entries::{Attachment, SpaceTimeEntry};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub struct NewEntry {
@@ -105,8 +105,8 @@ pub async fn notify_pending(conn: &mut PgConnection) -> Result<(), sqlx::Error> 
     Ok(())
 }
 
-pub async fn existing_id_for_key(
-    pool: &PgPool,
+pub async fn existing_id_for_key<'c>(
+    pool: impl super::Reads<'c>,
     agent_id: Uuid,
     idempotency_key: &str,
 ) -> Result<Option<Uuid>, sqlx::Error> {
@@ -119,7 +119,10 @@ pub async fn existing_id_for_key(
     .await
 }
 
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<SpaceTimeEntry>, sqlx::Error> {
+pub async fn get<'c>(
+    pool: impl super::Reads<'c>,
+    id: Uuid,
+) -> Result<Option<SpaceTimeEntry>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM space_time_entries e WHERE e.id = $1"
     ))
@@ -128,7 +131,10 @@ pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<SpaceTimeEntry>, sqlx
     .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
+pub async fn get_many<'c>(
+    pool: impl super::Reads<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM space_time_entries e WHERE e.id = ANY($1)"
     ))
@@ -137,8 +143,8 @@ pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<SpaceTimeEntry>
     .await
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     status: Option<EntryStatus>,
     agent_id: Option<Uuid>,
     params: &ListParams,
@@ -158,8 +164,8 @@ pub async fn list(
 }
 
 /// One page of entries for each of `agents` (a loader batch), newest first, in one statement.
-pub async fn list_for_agents(
-    pool: &PgPool,
+pub async fn list_for_agents<'c>(
+    pool: impl super::Reads<'c>,
     agents: &[Uuid],
     status: Option<EntryStatus>,
     params: &ListParams,
@@ -266,8 +272,8 @@ pub async fn record_outcomes(
     Ok(())
 }
 
-pub async fn attachment_media_type(
-    pool: &PgPool,
+pub async fn attachment_media_type<'c>(
+    pool: impl super::Reads<'c>,
     sha256: &str,
 ) -> Result<Option<String>, sqlx::Error> {
     sqlx::query_scalar(

@@ -1,6 +1,5 @@
 //! Which table holds an id: every record id is a UUID v7, unique across tables.
 
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// The tables `node(id)` answers for, as named in the lookup statement.
@@ -18,7 +17,7 @@ pub const TABLES: &[&str] = &[
 ];
 
 /// The table holding `id`, in one statement of primary-key probes.
-pub async fn table_of(pool: &PgPool, id: Uuid) -> sqlx::Result<Option<String>> {
+pub async fn table_of<'c>(pool: impl super::Reads<'c>, id: Uuid) -> sqlx::Result<Option<String>> {
     let probes: Vec<String> = TABLES
         .iter()
         .map(|table| format!("SELECT '{table}'::text FROM {table} WHERE id = $1"))

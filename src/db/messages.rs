@@ -4,7 +4,7 @@
 use crate::domain::ListParams;
 use crate::records::messages::Message;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 const COLUMNS: &str = "id, sender_agent_id, recipient_agent_id, reply_to_message_id, target_schema, \
@@ -69,8 +69,8 @@ pub struct MessageFilter {
 
 /// Newest first. Sent and received messages come from two index scans (sender, then recipient),
 /// each stopping at the page size, merged by id: no scan of a large inbox.
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     f: &MessageFilter,
     params: &ListParams,
 ) -> Result<Vec<Message>, sqlx::Error> {
@@ -100,8 +100,8 @@ pub async fn list(
 
 /// Marks a received message read once; a second call returns it with its first read time.
 /// None when the message does not exist or was not received by `recipient`.
-pub async fn mark_read(
-    pool: &PgPool,
+pub async fn mark_read<'c>(
+    pool: impl super::Reads<'c>,
     id: Uuid,
     recipient: Uuid,
 ) -> Result<Option<Message>, sqlx::Error> {
@@ -123,7 +123,11 @@ pub async fn mark_read(
 
 /// Unread messages received by `agent`, counted up to `cap` (an index-only count that stays
 /// cheap however full an inbox is).
-pub async fn unread_count(pool: &PgPool, agent: Uuid, cap: i64) -> Result<i64, sqlx::Error> {
+pub async fn unread_count<'c>(
+    pool: impl super::Reads<'c>,
+    agent: Uuid,
+    cap: i64,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT count(*) FROM (SELECT 1 FROM messages
          WHERE recipient_agent_id = $1 AND read_at_tstamp_utc IS NULL LIMIT $2) capped",

@@ -9,6 +9,7 @@ pub mod contributions;
 pub mod entities;
 pub mod entries;
 pub mod events;
+pub mod lean;
 pub mod listings;
 pub mod liveness;
 pub mod lookup;
@@ -40,10 +41,13 @@ use std::time::Duration;
 
 pub static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
+/// How long a request waits for a pooled connection before it is answered 503.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 fn pool_options(max_connections: u32) -> PgPoolOptions {
     PgPoolOptions::new()
         .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(5))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false)
         .before_acquire(liveness::check_before_acquire)
 }
@@ -98,6 +102,31 @@ pub async fn connect_limited(
     Ok(pool_options(max_connections).connect_with(options).await?)
 }
 
+/// The lean pools (`db::lean`) reads run on, for one server: its plain reads, and its searches.
+pub struct ReadPools {
+    pub reads: lean::LeanPool,
+    /// Sessions that plan every statement for the values of each call
+    /// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round
+    /// trip): the best search plan depends on the radius and on how common the words are, which
+    /// a cached generic plan cannot know.
+    pub searches: lean::LeanPool,
+}
+
+impl ReadPools {
+    /// Time-limited pools over `url`, connections opened on demand.
+    pub fn new(url: &str, max_connections: u32, limits: SessionLimits) -> anyhow::Result<Self> {
+        let options = limits.apply(PgConnectOptions::from_str(url)?);
+        Ok(ReadPools {
+            reads: lean::pool(options.clone(), max_connections, ACQUIRE_TIMEOUT)?,
+            searches: lean::pool(
+                options.options([("plan_cache_mode", "force_custom_plan")]),
+                max_connections,
+                ACQUIRE_TIMEOUT,
+            )?,
+        })
+    }
+}
+
 /// A time-limited pool whose connections open on first use (a read replica need not be up when
 /// the service starts).
 pub fn connect_lazy(
@@ -125,22 +154,6 @@ pub fn display_name(url: &str) -> String {
         ),
         Err(_) => "unparsable URL".to_string(),
     }
-}
-
-/// The pool searches run on. Its sessions plan every statement for the values of each call
-/// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round trip):
-/// the best search plan depends on the radius and on how common the words are, which a cached
-/// generic plan cannot know. The other statements keep generic plans, which spare the
-/// transformer a planning step per statement. Also the seam for a read replica later.
-pub fn connect_search(
-    url: &str,
-    max_connections: u32,
-    limits: SessionLimits,
-) -> anyhow::Result<PgPool> {
-    let options = limits
-        .apply(PgConnectOptions::from_str(url)?)
-        .options([("plan_cache_mode", "force_custom_plan")]);
-    Ok(pool_options(max_connections).connect_lazy_with(options))
 }
 
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
@@ -235,3 +248,9 @@ pub async fn relax_commit_durability(conn: &mut sqlx::PgConnection) -> Result<()
         .await?;
     Ok(())
 }
+
+/// Where a query of this module may run: `&PgPool`, `&lean::LeanPool`, or any other executor that
+/// can be used again (a function that runs several statements uses it once per statement).
+pub trait Reads<'c>: sqlx::PgExecutor<'c> + Copy {}
+
+impl<'c, T: sqlx::PgExecutor<'c> + Copy> Reads<'c> for T {}

@@ -4,8 +4,8 @@
 
 use super::canonical::table_name;
 use crate::domain::CanonicalTable;
+use sqlx::FromRow;
 use sqlx::postgres::PgRow;
-use sqlx::{FromRow, PgPool};
 use uuid::Uuid;
 
 /// A record and its distance in metres from the asked point.
@@ -53,8 +53,8 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
 }
 
 /// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn records<T>(
-    pool: &PgPool,
+pub async fn records<'c, T>(
+    pool: impl super::Reads<'c>,
     table: CanonicalTable,
     columns: &str,
     query: &NearQuery,

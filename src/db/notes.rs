@@ -3,7 +3,7 @@
 use crate::domain::{ListParams, NoteVisibility};
 pub use crate::records::feedback::Note;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub struct NewNote {
@@ -77,8 +77,8 @@ pub async fn visible_target_of(
     .await
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Viewer,
     f: &NoteFilter,
     params: &ListParams,
@@ -101,8 +101,8 @@ pub async fn list(
 }
 
 /// The first `per_target` visible notes on each of `targets` (loader batch), oldest first.
-pub async fn for_targets(
-    pool: &PgPool,
+pub async fn for_targets<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Viewer,
     targets: &[Uuid],
     per_target: i64,

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::Value;
 use sqlx::postgres::PgRow;
-use sqlx::{FromRow, PgConnection, PgPool, Row};
+use sqlx::{FromRow, PgConnection, Row};
 use uuid::Uuid;
 
 /// Where an offer kind lives and what its differing columns are called.
@@ -95,8 +95,8 @@ pub async fn get<'c, R: OfferRecord>(
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
 /// merges); compare the returned id with the asked one. One primary-key lookup unless the record
 /// is a redirect (rare): only then is the merge chain followed.
-pub async fn get_following_merges<R: OfferRecord>(
-    pool: &PgPool,
+pub async fn get_following_merges<'c, R: OfferRecord>(
+    pool: impl super::Reads<'c>,
     id: Uuid,
 ) -> Result<Option<R>, sqlx::Error> {
     match get::<R>(pool, id).await? {
@@ -128,8 +128,8 @@ pub async fn get_many<'c, R: OfferRecord>(
     .await
 }
 
-pub async fn list<R: OfferRecord>(
-    pool: &PgPool,
+pub async fn list<'c, R: OfferRecord>(
+    pool: impl super::Reads<'c>,
     status: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<R>, sqlx::Error> {
@@ -147,8 +147,8 @@ pub async fn list<R: OfferRecord>(
 }
 
 /// The offers of one provider (listings) or requester (requests), newest first.
-pub async fn list_by_parent<R: OfferRecord>(
-    pool: &PgPool,
+pub async fn list_by_parent<'c, R: OfferRecord>(
+    pool: impl super::Reads<'c>,
     entity_id: Uuid,
     params: &ListParams,
 ) -> Result<Vec<R>, sqlx::Error> {

@@ -3,7 +3,7 @@
 use crate::domain::{ListParams, PrincipalType};
 pub use crate::records::agents::{Principal, PrincipalMembership};
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub struct NewPrincipal {
@@ -36,14 +36,20 @@ pub async fn insert(conn: &mut PgConnection, p: NewPrincipal) -> Result<Principa
     .await
 }
 
-pub async fn get(pool: &PgPool, id: Uuid) -> Result<Option<Principal>, sqlx::Error> {
+pub async fn get<'c>(
+    pool: impl super::Reads<'c>,
+    id: Uuid,
+) -> Result<Option<Principal>, sqlx::Error> {
     sqlx::query_as(&format!("SELECT {COLUMNS} FROM principals WHERE id = $1"))
         .bind(id)
         .fetch_optional(pool)
         .await
 }
 
-pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Principal>, sqlx::Error> {
+pub async fn get_many<'c>(
+    pool: impl super::Reads<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<Principal>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM principals WHERE id = ANY($1)"
     ))
@@ -52,7 +58,10 @@ pub async fn get_many(pool: &PgPool, ids: &[Uuid]) -> Result<Vec<Principal>, sql
     .await
 }
 
-pub async fn list(pool: &PgPool, params: &ListParams) -> Result<Vec<Principal>, sqlx::Error> {
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
+    params: &ListParams,
+) -> Result<Vec<Principal>, sqlx::Error> {
     sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM principals WHERE ($1::uuid IS NULL OR id < $1) ORDER BY id DESC LIMIT $2"
     ))
@@ -145,8 +154,8 @@ pub async fn grant(
 }
 
 /// A principal's memberships, newest agent first.
-pub async fn memberships(
-    pool: &PgPool,
+pub async fn memberships<'c>(
+    pool: impl super::Reads<'c>,
     principal: Uuid,
     params: &ListParams,
 ) -> Result<Vec<PrincipalMembership>, sqlx::Error> {

@@ -4,12 +4,11 @@ use super::canonical::table_name;
 use crate::domain::CanonicalTable;
 use crate::records::provenance::AgentInfluence;
 use serde_json::Value;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// `(id, field_evidence)` of the records of one table.
-pub async fn field_evidence(
-    pool: &PgPool,
+pub async fn field_evidence<'c>(
+    pool: impl super::Reads<'c>,
     table: CanonicalTable,
     ids: &[Uuid],
 ) -> sqlx::Result<Vec<(Uuid, Value)>> {
@@ -35,8 +34,8 @@ struct InfluenceRow {
 }
 
 /// Contributions per link type of each agent's entries, in one statement for all agents.
-pub async fn influence(
-    pool: &PgPool,
+pub async fn influence<'c>(
+    pool: impl super::Reads<'c>,
     agent_ids: &[Uuid],
 ) -> sqlx::Result<Vec<(Uuid, AgentInfluence)>> {
     let rows: Vec<InfluenceRow> = sqlx::query_as(

@@ -1,9 +1,11 @@
 //! Fixed-window counters in PostgreSQL, so every server process enforces one shared limit.
 
-use sqlx::PgPool;
-
 /// Counts one hit in the current window of `bucket`; returns (hits so far, seconds left in the window).
-pub async fn hit(pool: &PgPool, bucket: &str, window_secs: i64) -> Result<(i32, i64), sqlx::Error> {
+pub async fn hit<'c>(
+    pool: impl super::Reads<'c>,
+    bucket: &str,
+    window_secs: i64,
+) -> Result<(i32, i64), sqlx::Error> {
     let (hits, seconds_left): (i32, f64) = sqlx::query_as(
         "WITH w AS (SELECT to_timestamp(floor(extract(epoch FROM now()) / $2) * $2) AS start)
          INSERT INTO rate_limit_windows (bucket, window_start, hits)
@@ -29,7 +31,10 @@ pub async fn hit(pool: &PgPool, bucket: &str, window_secs: i64) -> Result<(i32, 
 
 /// Deletes up to `limit` windows that ended more than two hours ago (the longest window is one
 /// hour); returns how many.
-pub async fn purge_expired(pool: &PgPool, limit: i64) -> Result<u64, sqlx::Error> {
+pub async fn purge_expired<'c>(
+    pool: impl super::Reads<'c>,
+    limit: i64,
+) -> Result<u64, sqlx::Error> {
     Ok(sqlx::query(
         "DELETE FROM rate_limit_windows WHERE ctid IN (
             SELECT ctid FROM rate_limit_windows WHERE window_start < now() - interval '2 hours' LIMIT $1)",

@@ -3,7 +3,6 @@
 
 use super::canonical::table_name;
 use crate::domain::CanonicalTable;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// What an entity's keys are computed from, and the keys it has.
@@ -28,8 +27,8 @@ pub struct TitleKeyRow {
 }
 
 /// The next `limit` entities after `after`, in id order.
-pub async fn entity_page(
-    pool: &PgPool,
+pub async fn entity_page<'c>(
+    pool: impl super::Reads<'c>,
     after: Option<Uuid>,
     limit: i64,
 ) -> Result<Vec<EntityKeysRow>, sqlx::Error> {
@@ -46,7 +45,10 @@ pub async fn entity_page(
 /// Writes new keys, each only if the fields it was computed from are unchanged and no other
 /// transaction holds the row (those are skipped, never waited for: no deadlock with the
 /// transformer, which re-keys what it writes anyway). Returns how many rows were rewritten.
-pub async fn set_entity_keys(pool: &PgPool, rows: &[EntityKeysRow]) -> Result<u64, sqlx::Error> {
+pub async fn set_entity_keys<'c>(
+    pool: impl super::Reads<'c>,
+    rows: &[EntityKeysRow],
+) -> Result<u64, sqlx::Error> {
     if rows.is_empty() {
         return Ok(0);
     }
@@ -77,8 +79,8 @@ pub async fn set_entity_keys(pool: &PgPool, rows: &[EntityKeysRow]) -> Result<u6
 }
 
 /// The next `limit` listings or requests after `after`, in id order.
-pub async fn title_page(
-    pool: &PgPool,
+pub async fn title_page<'c>(
+    pool: impl super::Reads<'c>,
     table: CanonicalTable,
     after: Option<Uuid>,
     limit: i64,
@@ -94,8 +96,8 @@ pub async fn title_page(
 }
 
 /// As `set_entity_keys`, for title keys.
-pub async fn set_title_keys(
-    pool: &PgPool,
+pub async fn set_title_keys<'c>(
+    pool: impl super::Reads<'c>,
     table: CanonicalTable,
     rows: &[TitleKeyRow],
 ) -> Result<u64, sqlx::Error> {

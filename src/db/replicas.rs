@@ -43,7 +43,7 @@ pub async fn measure(replica: &PgPool, primary: &PgPool) -> Result<ReplicaLag, s
 
 /// Drops the physical replication slot `name` on the primary `pool` names, unless a replica is
 /// streaming through it (a slot no replica uses keeps WAL on the primary for ever).
-pub async fn drop_slot(pool: &PgPool, name: &str) -> Result<(), sqlx::Error> {
+pub async fn drop_slot<'c>(pool: impl super::Reads<'c>, name: &str) -> Result<(), sqlx::Error> {
     sqlx::query(
         "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
          WHERE slot_name = $1 AND NOT active",
@@ -55,7 +55,10 @@ pub async fn drop_slot(pool: &PgPool, name: &str) -> Result<(), sqlx::Error> {
 }
 
 /// Names of the inactive physical replication slots starting with `prefix`.
-pub async fn inactive_slots(pool: &PgPool, prefix: &str) -> Result<Vec<String>, sqlx::Error> {
+pub async fn inactive_slots<'c>(
+    pool: impl super::Reads<'c>,
+    prefix: &str,
+) -> Result<Vec<String>, sqlx::Error> {
     sqlx::query_scalar(
         "SELECT slot_name::text FROM pg_replication_slots
          WHERE NOT active AND slot_type = 'physical' AND starts_with(slot_name::text, $1)",

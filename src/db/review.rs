@@ -2,7 +2,6 @@
 
 use crate::domain::ListParams;
 use crate::records::entries::SpaceTimeEntry;
-use sqlx::PgPool;
 
 #[derive(sqlx::FromRow)]
 pub struct Waiting {
@@ -11,7 +10,10 @@ pub struct Waiting {
     pub review: Option<serde_json::Value>,
 }
 
-pub async fn waiting(pool: &PgPool, params: &ListParams) -> sqlx::Result<Vec<Waiting>> {
+pub async fn waiting<'c>(
+    pool: impl super::Reads<'c>,
+    params: &ListParams,
+) -> sqlx::Result<Vec<Waiting>> {
     sqlx::query_as(&format!(
         "SELECT {}, e.review FROM space_time_entries e
          WHERE e.status = 'review_required' AND ($1::uuid IS NULL OR e.id < $1)

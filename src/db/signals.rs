@@ -4,7 +4,7 @@ use crate::domain::{CanonicalTable, ListParams, SignalType};
 pub use crate::records::feedback::{DuplicateCandidate, Signal};
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub struct NewSignal {
@@ -52,8 +52,8 @@ pub async fn insert(conn: &mut PgConnection, s: &NewSignal) -> Result<Signal, sq
     .await
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     f: &SignalFilter,
     params: &ListParams,
 ) -> Result<Vec<Signal>, sqlx::Error> {
@@ -96,8 +96,8 @@ pub async fn queue_duplicate(
     Ok(())
 }
 
-pub async fn duplicate_candidates(
-    pool: &PgPool,
+pub async fn duplicate_candidates<'c>(
+    pool: impl super::Reads<'c>,
     status: Option<&str>,
     record_id: Option<Uuid>,
     params: &ListParams,
@@ -117,8 +117,8 @@ pub async fn duplicate_candidates(
 }
 
 /// Signals on any of `targets` (loader batch), oldest first.
-pub async fn for_targets(
-    pool: &PgPool,
+pub async fn for_targets<'c>(
+    pool: impl super::Reads<'c>,
     targets: &[Uuid],
     per_parent: i64,
 ) -> Result<Vec<Signal>, sqlx::Error> {
@@ -134,8 +134,8 @@ pub async fn for_targets(
 }
 
 /// Open or decided pairs involving any of `records` (loader batch), oldest first.
-pub async fn candidates_for(
-    pool: &PgPool,
+pub async fn candidates_for<'c>(
+    pool: impl super::Reads<'c>,
     records: &[Uuid],
     per_record: i64,
 ) -> Result<Vec<DuplicateCandidate>, sqlx::Error> {

@@ -4,7 +4,7 @@
 use crate::domain::ListParams;
 use crate::records::terms::TransactionTermsSignature;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 const COLUMNS: &str = "s.id, s.transaction_term_id, s.signed_by_agent_id, s.counterparty_agent_id, s.signature, \
@@ -85,8 +85,8 @@ pub struct SignatureFilter {
     pub signed_by_agent_id: Option<Uuid>,
 }
 
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Option<Uuid>,
     f: SignatureFilter,
     params: &ListParams,
@@ -114,8 +114,8 @@ pub enum SignatureKey {
 }
 
 /// The newest `per_key` visible signatures of each term or signer: one statement for a page.
-pub async fn for_keys(
-    pool: &PgPool,
+pub async fn for_keys<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Option<Uuid>,
     by: SignatureKey,
     keys: &[Uuid],

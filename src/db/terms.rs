@@ -6,7 +6,7 @@ use crate::records::terms::TransactionTerm;
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 pub(crate) const COLUMNS: &str = "id, created_by_agent_id, title, terms_text, terms_version, content_sha256, \
@@ -72,8 +72,8 @@ pub async fn get_many_visible<'c>(
 }
 
 /// Newest first, visible to `viewer`, optionally by one creator.
-pub async fn list(
-    pool: &PgPool,
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Option<Uuid>,
     created_by: Option<Uuid>,
     params: &ListParams,
@@ -92,8 +92,8 @@ pub async fn list(
 }
 
 /// The newest `per_creator` visible terms of each creator (one statement for a page of agents).
-pub async fn for_creators(
-    pool: &PgPool,
+pub async fn for_creators<'c>(
+    pool: impl super::Reads<'c>,
     viewer: Option<Uuid>,
     creators: &[Uuid],
     per_creator: i64,

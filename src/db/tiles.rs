@@ -10,7 +10,6 @@
 //! and names and categories are cut to a bounded length: the size bound of docs/explorer.md.
 
 use crate::domain::CanonicalTable;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// Tile coordinate space of every layer (the MVT default).
@@ -192,7 +191,7 @@ pub fn statement(tables: &[CanonicalTable]) -> String {
 }
 
 /// The tile's bytes (empty when nothing is in it).
-pub async fn tile(pool: &PgPool, q: &TileQuery<'_>) -> sqlx::Result<Vec<u8>> {
+pub async fn tile<'c>(pool: impl super::Reads<'c>, q: &TileQuery<'_>) -> sqlx::Result<Vec<u8>> {
     sqlx::query_scalar(&statement(q.tables))
         .bind(q.z)
         .bind(q.x)

@@ -1,7 +1,6 @@
 //! The canonical records agents touched (their entries' contributions) within a circle and a
 //! time window, most recently touched first, one page per agent in one statement.
 
-use sqlx::PgPool;
 use uuid::Uuid;
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -29,8 +28,8 @@ pub struct TouchedQuery {
 
 /// Up to `limit` records per agent. The window is bounded by the service (at most a year), so
 /// the scan is an agent's contributions of that year, through the entries' agent index.
-pub async fn records(
-    pool: &PgPool,
+pub async fn records<'c>(
+    pool: impl super::Reads<'c>,
     agents: &[Uuid],
     q: &TouchedQuery,
 ) -> sqlx::Result<Vec<TouchedRow>> {

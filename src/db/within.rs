@@ -7,8 +7,8 @@ use super::canonical::table_name;
 use crate::domain::{CanonicalTable, ListParams};
 use geo_types::Geometry;
 use geozero::wkb;
+use sqlx::FromRow;
 use sqlx::postgres::PgRow;
-use sqlx::{FromRow, PgPool};
 
 /// Statuses an area leaves out unless the caller asks for one by name (as search and
 /// `entitiesNear` do): a map shows what is current. A merged record is a redirect to its
@@ -31,8 +31,8 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
 }
 
 /// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn records<T>(
-    pool: &PgPool,
+pub async fn records<'c, T>(
+    pool: impl super::Reads<'c>,
     table: CanonicalTable,
     columns: &str,
     area: Geometry<f64>,

@@ -9,7 +9,6 @@
 use super::request::{CanonicalType, SearchRequest, SortOrder};
 use super::spelling::CorrectedQuery;
 use crate::domain::CanonicalTable;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 /// How text is matched. Exact words (full text) answer first; the fuzzy step (the query's words
@@ -464,7 +463,7 @@ pub async fn corrected_text_query<'c>(
 /// how selective the words and the radius are. One connection serves all the steps, so the pool's
 /// liveness check runs once per search.
 pub async fn run(
-    pool: &PgPool,
+    pool: &crate::db::lean::LeanPool,
     req: &SearchRequest,
 ) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
     let mut conn = pool.acquire().await?;

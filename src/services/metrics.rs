@@ -3,7 +3,6 @@
 
 use crate::state::AppState;
 use crate::telemetry;
-use sqlx::PgPool;
 
 /// The transformer backlog is counted up to this many entries, so a scrape stays cheap whatever
 /// the backlog.
@@ -11,11 +10,21 @@ const BACKLOG_COUNT_CAP: i64 = 1_000_000;
 
 pub async fn render(state: &AppState) -> String {
     let handle = telemetry::handle();
-    pool_gauges("primary", "primary", &state.pool);
-    pool_gauges("primary_search", "primary", &state.search_pool);
-    for (name, pool, search_pool) in state.replicas.pools() {
-        pool_gauges("replica", name, pool);
-        pool_gauges("replica_search", name, search_pool);
+    let primary = state.pool.options().get_max_connections() as usize;
+    pool_gauges(
+        "primary",
+        "primary",
+        (state.pool.size() as usize, state.pool.num_idle(), primary),
+    );
+    pool_gauges("primary_reads", "primary", state.read_pools.reads.usage());
+    pool_gauges(
+        "primary_search",
+        "primary",
+        state.read_pools.searches.usage(),
+    );
+    for (name, pools) in state.replicas.pools() {
+        pool_gauges("replica", name, pools.reads.usage());
+        pool_gauges("replica_search", name, pools.searches.usage());
     }
     for (name, health) in state.replicas.health() {
         let labels = [("server", name.to_string())];
@@ -33,13 +42,13 @@ pub async fn render(state: &AppState) -> String {
     handle.render()
 }
 
-fn pool_gauges(pool_name: &str, server: &str, pool: &PgPool) {
+/// `usage`: open connections, idle ones, and the most there may be.
+fn pool_gauges(pool_name: &str, server: &str, (open, idle, max): (usize, usize, usize)) {
     let labels = [
         ("pool", pool_name.to_string()),
         ("server", server.to_string()),
     ];
-    metrics::gauge!(telemetry::POOL_CONNECTIONS, &labels).set(f64::from(pool.size()));
-    metrics::gauge!(telemetry::POOL_IDLE, &labels).set(pool.num_idle() as f64);
-    metrics::gauge!(telemetry::POOL_MAX, &labels)
-        .set(f64::from(pool.options().get_max_connections()));
+    metrics::gauge!(telemetry::POOL_CONNECTIONS, &labels).set(open as f64);
+    metrics::gauge!(telemetry::POOL_IDLE, &labels).set(idle as f64);
+    metrics::gauge!(telemetry::POOL_MAX, &labels).set(max as f64);
 }

@@ -15,6 +15,7 @@
 
 use crate::config::Config;
 use crate::db;
+use crate::db::lean::LeanPool;
 use crate::state::AppState;
 use sqlx::PgPool;
 use std::cell::Cell;
@@ -79,12 +80,18 @@ pub fn spawner() -> impl Fn(futures::future::BoxFuture<'static, ()>) -> tokio::t
     }
 }
 
-/// The pool for a read that tolerates replica lag.
-pub fn reads(state: &AppState) -> &PgPool {
+/// The pool for a read that tolerates replica lag (`db::lean`: connections go back without a
+/// round trip).
+pub fn reads(state: &AppState) -> &LeanPool {
     match pick(state) {
-        Some(replica) => &replica.pool,
-        None => &state.pool,
+        Some(replica) => &replica.read_pools.reads,
+        None => &state.read_pools.reads,
     }
+}
+
+/// The primary's pool for reads: where a miss on a replica is asked again.
+pub fn primary_reads(state: &AppState) -> &LeanPool {
+    &state.read_pools.reads
 }
 
 /// A read by id that tolerates lag, except for a miss: a record created after the replica's last
@@ -96,10 +103,10 @@ macro_rules! read_one {
     ($state:expr, |$pool:ident| $read:expr) => {{
         let state: &$crate::state::AppState = $state;
         let $pool = $crate::services::read_route::reads(state);
-        let on_replica = !std::ptr::eq($pool, &state.pool);
+        let on_replica = !std::ptr::eq($pool, $crate::services::read_route::primary_reads(state));
         match $read.await {
             Ok(None) if on_replica => {
-                let $pool = &state.pool;
+                let $pool = $crate::services::read_route::primary_reads(state);
                 $read.await
             }
             found => found,
@@ -116,7 +123,7 @@ macro_rules! read_many {
         let state: &$crate::state::AppState = $state;
         let all: &[uuid::Uuid] = $ids;
         let $pool = $crate::services::read_route::reads(state);
-        let on_replica = !std::ptr::eq($pool, &state.pool);
+        let on_replica = !std::ptr::eq($pool, $crate::services::read_route::primary_reads(state));
         let $wanted = all;
         match $read.await {
             Ok(mut found) if on_replica && found.len() < all.len() => {
@@ -127,7 +134,7 @@ macro_rules! read_many {
                     .copied()
                     .filter(|id| !have.contains(id))
                     .collect();
-                let $pool = &state.pool;
+                let $pool = $crate::services::read_route::primary_reads(state);
                 let $wanted = &missing[..];
                 $read.await.map(|more| {
                     found.extend(more);
@@ -140,11 +147,11 @@ macro_rules! read_many {
 }
 pub(crate) use read_many;
 
-/// The pool for a search (per-call plans, `db::connect_search`) that tolerates replica lag.
-pub fn search_reads(state: &AppState) -> &PgPool {
+/// The pool for a search (per-call plans: `db::ReadPools::searches`) that tolerates replica lag.
+pub fn search_reads(state: &AppState) -> &LeanPool {
     match pick(state) {
-        Some(replica) => &replica.search_pool,
-        None => &state.search_pool,
+        Some(replica) => &replica.read_pools.searches,
+        None => &state.read_pools.searches,
     }
 }
 
@@ -172,8 +179,9 @@ pub struct Replicas {
 pub struct Replica {
     /// host:port/database, without credentials: safe for logs, `/ready` and metrics.
     pub name: String,
+    /// For the lag measurement.
     pub pool: PgPool,
-    pub search_pool: PgPool,
+    pub read_pools: db::ReadPools,
     in_rotation: AtomicBool,
     health: Mutex<Health>,
 }
@@ -224,8 +232,8 @@ impl Replicas {
                 let url = url.expose();
                 Ok(Replica {
                     name: db::display_name(url),
-                    pool: db::connect_lazy(url, config.db_max_connections, limits)?,
-                    search_pool: db::connect_search(url, config.db_max_connections, limits)?,
+                    pool: db::connect_lazy(url, 1, limits)?,
+                    read_pools: db::ReadPools::new(url, config.db_max_connections, limits)?,
                     in_rotation: AtomicBool::new(false),
                     health: Mutex::new(Health::default()),
                 })
@@ -256,10 +264,10 @@ impl Replicas {
             .collect()
     }
 
-    pub fn pools(&self) -> impl Iterator<Item = (&str, &PgPool, &PgPool)> {
+    pub fn pools(&self) -> impl Iterator<Item = (&str, &db::ReadPools)> {
         self.members
             .iter()
-            .map(|r| (r.name.as_str(), &r.pool, &r.search_pool))
+            .map(|r| (r.name.as_str(), &r.read_pools))
     }
 }
 

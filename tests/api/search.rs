@@ -616,15 +616,17 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
 #[tokio::test]
 async fn searches_are_planned_for_their_values_and_other_statements_may_reuse_plans() {
     let app = TestApp::new().await;
-    let mode = |pool: &sqlx::PgPool| {
-        let pool = pool.clone();
-        async move {
-            sqlx::query_scalar::<_, String>("SHOW plan_cache_mode")
-                .fetch_one(&pool)
-                .await
-                .unwrap()
-        }
-    };
-    assert_eq!(mode(&app.state.search_pool).await, "force_custom_plan");
-    assert_eq!(mode(app.pool()).await, "auto");
+    let show = "SHOW plan_cache_mode";
+    let searches: String = sqlx::query_scalar(show)
+        .fetch_one(&app.state.read_pools.searches)
+        .await
+        .unwrap();
+    assert_eq!(searches, "force_custom_plan");
+    let reads: String = sqlx::query_scalar(show)
+        .fetch_one(&app.state.read_pools.reads)
+        .await
+        .unwrap();
+    assert_eq!(reads, "auto");
+    let writes: String = sqlx::query_scalar(show).fetch_one(app.pool()).await.unwrap();
+    assert_eq!(writes, "auto");
 }
