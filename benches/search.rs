@@ -118,7 +118,7 @@ async fn run() -> anyhow::Result<()> {
     for shape in &shapes {
         let request = SearchRequest::validate(shape.input(), &["query"])
             .map_err(|e| anyhow::anyhow!(e.public_message()))?;
-        let (hits, matching) = search::run(&state.read_pools.searches, &request).await?;
+        let (hits, matching) = search::run(&state.lean.searches, &request).await?;
         let hits = hits.len();
         // The service and the ceiling take turns, and each keeps its best window: on a shared VM
         // a neighbour's burst would otherwise decide the ratio.
@@ -153,7 +153,7 @@ async fn run() -> anyhow::Result<()> {
         )
         .await?;
         let plan = search::explain(
-            &mut *state.read_pools.searches.acquire().await?,
+            &mut *state.lean.searches.acquire().await?,
             &request,
             matching,
             "EXPLAIN (ANALYZE, BUFFERS)",

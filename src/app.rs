@@ -9,7 +9,7 @@ use crate::state::AppState;
 use crate::{db, graphql, rest};
 use anyhow::Context;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderName, Request, StatusCode, header};
+use axum::http::{HeaderName, Request, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 use axum::{Extension, Json, Router};
@@ -19,7 +19,6 @@ use std::time::Duration;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::sensitive_headers::SetSensitiveRequestHeadersLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 use utoipa_axum::routes;
 
@@ -55,7 +54,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let pool = db::connect_limited(url, config.db_max_connections, limits)
         .await
         .context("connecting to the database")?;
-    let read_pools = db::ReadPools::new(url, config.db_max_connections, limits)
+    let lean = db::LeanPools::new(url, config.db_max_connections, limits)
         .context("the database URL, for reads")?;
     let secret = match &config.jwt_secret {
         Some(secret) => secret.expose().as_bytes().to_vec(),
@@ -67,7 +66,8 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let state = AppState::new(crate::state::Shared {
         events: crate::services::events::EventHub::new(pool.clone()),
         pool,
-        read_pools,
+        lean,
+        permits: tokio::sync::Semaphore::new(config.max_concurrent_requests),
         replicas,
         config: Arc::new(config),
         jwt,
@@ -135,9 +135,7 @@ pub fn build_router(state: AppState) -> Router {
     let openapi = Arc::new(openapi);
     let schema = graphql::service(state.clone());
     let request_id = HeaderName::from_static("x-request-id");
-    let timeout = Duration::from_secs(state.config.request_timeout_secs);
     let body_limit = state.config.max_body_bytes;
-    let max_concurrent = state.config.max_concurrent_requests;
     let docs_pages = crate::web::api_docs::pages(&openapi);
     let mcp = crate::mcp::router(state.clone());
     // Installs the metrics recorder before the first request is counted.
@@ -147,17 +145,16 @@ pub fn build_router(state: AppState) -> Router {
         .merge(mcp)
         .layer(Extension(schema))
         .layer(Extension(docs_pages))
+        // Inside the edge, so that a handler's panic is answered 500 and still counted.
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            rest::extract::authenticate,
+            rest::edge::edge,
         ))
         .with_state(state)
-        .layer(CatchPanicLayer::custom(panic_response))
         .layer(DefaultBodyLimit::max(body_limit))
-        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, timeout))
-        .layer(axum::middleware::from_fn(shed_load))
-        .layer(axum::middleware::from_fn(rest::observe::track))
-        .layer(Extension(Arc::new(tokio::sync::Semaphore::new(max_concurrent))))
+        // Outside the edge too: a panic there would otherwise reset the connection.
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
@@ -177,22 +174,6 @@ pub fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::r
         .or_else(|| panic.downcast_ref::<&str>().copied())
         .unwrap_or("a non-string panic payload");
     AppError::internal(anyhow::anyhow!("handler panicked: {cause}")).into_response()
-}
-
-/// Past `max` requests in flight in this process, a request is refused at once with 503 and
-/// Retry-After rather than queued without bound. One semaphore for the whole router: axum applies
-/// a `layer` to each route separately, so a tower concurrency limit would count per route.
-async fn shed_load(
-    Extension(permits): Extension<Arc<tokio::sync::Semaphore>>,
-    request: Request<axum::body::Body>,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    match permits.try_acquire_owned() {
-        Ok(_permit) => next.run(request).await,
-        Err(_) => {
-            AppError::NotReady("the server is at capacity; retry later".into()).into_response()
-        }
-    }
 }
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
@@ -268,6 +249,8 @@ pub async fn serve_connections(
             },
             _ = &mut shutdown => break,
         };
+        // A response is written whole; waiting to coalesce it with the next would only delay it.
+        let _ = stream.set_nodelay(true);
         let service =
             router
                 .clone()

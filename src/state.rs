@@ -36,9 +36,12 @@ pub struct Shared {
     pub pool: PgPool,
     /// Searches only: every statement planned for its values (`db::connect_search`).
     /// The primary's read pools (`db::lean`): reads and searches, when no replica takes them.
-    pub read_pools: crate::db::ReadPools,
+    pub lean: crate::db::LeanPools,
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
+    /// Requests in flight in this process: past `STRS_MAX_CONCURRENT_REQUESTS` a request is
+    /// refused at once (`rest::edge`).
+    pub permits: tokio::sync::Semaphore,
     /// Read replicas and their measured health (`services::read_route`).
     pub replicas: crate::services::read_route::Replicas,
     /// Change events from the database, for subscriptions.

@@ -102,9 +102,10 @@ pub async fn connect_limited(
     Ok(pool_options(max_connections).connect_with(options).await?)
 }
 
-/// The lean pools (`db::lean`) reads run on, for one server: its plain reads, and its searches.
-pub struct ReadPools {
-    pub reads: lean::LeanPool,
+/// The lean pools (`db::lean`) of one server: `general` for single statements (reads, and on the
+/// primary the hot writes: an entry's publication, a credential lookup), `searches` for searches.
+pub struct LeanPools {
+    pub general: lean::LeanPool,
     /// Sessions that plan every statement for the values of each call
     /// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round
     /// trip): the best search plan depends on the radius and on how common the words are, which
@@ -112,12 +113,12 @@ pub struct ReadPools {
     pub searches: lean::LeanPool,
 }
 
-impl ReadPools {
+impl LeanPools {
     /// Time-limited pools over `url`, connections opened on demand.
     pub fn new(url: &str, max_connections: u32, limits: SessionLimits) -> anyhow::Result<Self> {
         let options = limits.apply(PgConnectOptions::from_str(url)?);
-        Ok(ReadPools {
-            reads: lean::pool(options.clone(), max_connections, ACQUIRE_TIMEOUT)?,
+        Ok(LeanPools {
+            general: lean::pool(options.clone(), max_connections, ACQUIRE_TIMEOUT)?,
             searches: lean::pool(
                 options.options([("plan_cache_mode", "force_custom_plan")]),
                 max_connections,

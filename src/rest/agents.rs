@@ -1,13 +1,13 @@
 //! /api/v1/agents, /api/v1/agents/register, /api/v1/agents/me, /api/v1/agents/me/tokens
 
 use super::extract::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, LimitQuery};
 use crate::db::agents::{Agent, AgentPublic};
 use crate::error::AppError;
 use crate::services::agents::{self, AgentCreate, AgentRegistration};
 use crate::services::tokens::{self, AccessToken};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/agents", tag = "agents", request_body = AgentCreate,

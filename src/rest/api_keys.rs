@@ -2,11 +2,11 @@
 
 use super::Created;
 use super::extract::{Auth, OptionalJson, UuidPath};
+use super::json::Json;
 use crate::db::api_keys::ApiKey;
 use crate::error::AppError;
 use crate::services::api_keys::{self, ApiKeyCreate, ApiKeyCreated};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 

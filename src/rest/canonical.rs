@@ -3,6 +3,7 @@
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
 use super::geojson::{self, WantsGeoJson};
+use super::json::Json;
 use super::{ErrorBody, ValidationErrorBody};
 use crate::db::contributions::{ContributionFilter, LinkContribution};
 use crate::db::entities::Entity;
@@ -14,7 +15,6 @@ use crate::records::geojson::FeatureCollection;
 use crate::services::within::{self, AreaInput, WithinArgs};
 use crate::services::{canonical, merge};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;

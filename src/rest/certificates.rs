@@ -2,6 +2,7 @@
 //! updates or deletes a certificate; those methods answer 405.
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, ErrorBody, ValidationErrorBody};
 use crate::db::certificates::CertificateFilter;
 use crate::domain::ListParams;
@@ -11,7 +12,6 @@ use crate::records::certificates::{
 };
 use crate::services::certificates;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;

@@ -2,6 +2,7 @@
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
 use super::geojson::{self, WantsGeoJson};
+use super::json::Json;
 use super::{Created, ErrorBody, ValidationErrorBody, multipart};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{EntryStatus, ListParams};
@@ -12,7 +13,6 @@ use crate::services::docs::{self, ContextRubric, ContextRubricIndex};
 use crate::services::entries::{self, EntryCreate};
 use crate::services::evaluation;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::{Path, Request, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};

@@ -287,13 +287,13 @@ impl FromRequestParts<AppState> for MaybeAuth {
 /// (401 otherwise, also on routes that need none), and the caller's `Ctx` is kept in the
 /// request's extensions for the extractors, the GraphQL handler and the MCP layer.
 pub async fn authenticate(
-    axum::extract::State(state): axum::extract::State<AppState>,
+    state: &AppState,
     req: Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     let (mut parts, body) = req.into_parts();
-    let ctx = match context(&parts, &state).await {
+    let ctx = match context(&parts, state).await {
         Ok(ctx) => ctx,
         Err(error) => return error.into_response(),
     };
@@ -318,7 +318,7 @@ pub async fn authenticate(
         !reads_only
     };
     if let Some(agent_id) = writer.filter(|_| wrote && response.status().is_success())
-        && let Err(error) = crate::services::auth::note_write(&state, agent_id).await
+        && let Err(error) = crate::services::auth::note_write(state, agent_id).await
     {
         // The write itself succeeded; only read-your-writes is weakened.
         tracing::warn!(

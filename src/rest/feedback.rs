@@ -1,6 +1,7 @@
 //! /api/v1/notes and /api/v1/signals (no key required; a bearer, when sent, must be valid).
 
 use super::extract::{MaybeAuth, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, ErrorBody, ValidationErrorBody};
 use crate::db::notes::{Note, NoteFilter};
 use crate::db::signals::{Signal, SignalFilter};
@@ -9,7 +10,6 @@ use crate::error::AppError;
 use crate::services::notes::{self, NoteCreate};
 use crate::services::signals::{self, SignalCreate};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;

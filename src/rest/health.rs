@@ -1,9 +1,9 @@
 //! /health and /ready
 
+use super::json::Json;
 use crate::error::AppError;
 use crate::services::health;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use std::collections::BTreeMap;
 

@@ -1,13 +1,13 @@
 //! /api/v1/messages (bearer on every route).
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, ErrorBody, ValidationErrorBody};
 use crate::domain::ListParams;
 use crate::error::AppError;
 use crate::records::messages::{Message, MessageCreate};
 use crate::services::messages;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;

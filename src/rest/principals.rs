@@ -1,12 +1,12 @@
 //! /api/v1/principals
 
 use super::extract::{Auth, MaybeAuth, UuidPath, UuidPathPair, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, LimitQuery};
 use crate::db::principals::{Principal, PrincipalMembership};
 use crate::error::AppError;
 use crate::services::principals::{self, PrincipalCreate};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/principals", tag = "principals", request_body = PrincipalCreate,

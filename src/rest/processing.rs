@@ -1,12 +1,12 @@
 //! /api/v1/transformer and /api/v1/ranker: internal operations, `admin` scope.
 
 use super::extract::{Auth, UuidPath, ValidQuery};
+use super::json::Json;
 use super::{ErrorBody, LimitQuery, ValidationErrorBody};
 use crate::error::AppError;
 use crate::services::ranker::{self, RankerResult};
 use crate::services::transformer::{self, ProcessPendingResult, ProcessResult};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/transformer/process-pending", tag = "processing", security(("bearer" = [])),

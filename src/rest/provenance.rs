@@ -3,13 +3,13 @@
 //! (`Accept: application/ld+json`).
 
 use super::extract::UuidPath;
+use super::json::Json;
 use super::{ErrorBody, ValidationErrorBody};
 use crate::domain::CanonicalTable;
 use crate::error::AppError;
 use crate::records::provenance::RecordProvenance;
 use crate::services::provenance;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};

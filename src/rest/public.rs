@@ -1,9 +1,9 @@
 //! /api/v1/public: the Markdown index, agent docs and terms.
 
 use super::ErrorBody;
+use super::json::Json;
 use crate::error::AppError;
 use crate::services::docs;
-use axum::Json;
 use axum::extract::Path;
 use axum::http::header;
 use axum::response::IntoResponse;

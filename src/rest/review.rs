@@ -1,6 +1,7 @@
 //! /api/v1/review-queue: entries waiting for an operator (public) and their resolution (admin).
 
 use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{ErrorBody, LimitQuery, ValidationErrorBody};
 use crate::error::AppError;
 use crate::records::feedback::DuplicateCandidate;
@@ -8,7 +9,6 @@ use crate::records::processing::ProcessResult;
 use crate::records::review::{ReviewItem, ReviewResolutionInput};
 use crate::services::review;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 
 #[utoipa::path(get, path = "/api/v1/review-queue", tag = "review", params(LimitQuery),

@@ -3,11 +3,11 @@
 use super::ValidationErrorBody;
 use super::extract::ValidQuery;
 use super::geojson::{WantsGeoJson, geojson_body};
+use super::json::Json;
 use crate::error::AppError;
 use crate::search::SearchInput;
 use crate::services::search::{self, SearchFeatureCollection, SearchResponse};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 

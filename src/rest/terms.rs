@@ -2,6 +2,7 @@
 //! show what the caller may see: public terms to everyone, private ones to their parties).
 
 use super::extract::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
+use super::json::Json;
 use super::{Created, ErrorBody, ValidationErrorBody};
 use crate::db::signatures::SignatureFilter;
 use crate::domain::ListParams;
@@ -12,7 +13,6 @@ use crate::records::terms::{
 };
 use crate::services::terms;
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::State;
 use serde::Deserialize;
 use uuid::Uuid;

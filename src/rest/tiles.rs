@@ -5,11 +5,11 @@
 
 use super::ValidationErrorBody;
 use super::extract::ValidQuery;
+use super::json::Json;
 use crate::error::AppError;
 use crate::records::tiles::TileJson;
 use crate::services::tiles::{self, TileAddress, TileFilters};
 use crate::state::AppState;
-use axum::Json;
 use axum::extract::rejection::RawPathParamsRejection;
 use axum::extract::{RawPathParams, State};
 use axum::http::{HeaderMap, StatusCode, header};

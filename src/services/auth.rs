@@ -12,7 +12,7 @@ use chrono::{Duration, Utc};
 pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor> {
     if jwt::looks_like_jwt(credential) {
         let claims = state.jwt.verify(credential).ok_or(AppError::Unauthorized)?;
-        let found = db::credential_by_key_id(&state.pool, claims.kid).await?;
+        let found = db::credential_by_key_id(&state.lean.general, claims.kid).await?;
         let credential = usable(found)
             .filter(|c| c.agent_id == claims.sub)
             .ok_or(AppError::Unauthorized)?;
@@ -28,13 +28,13 @@ pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor
     if !api_key::is_well_formed(credential) {
         return Err(AppError::Unauthorized);
     }
-    let found = db::credential_by_hash(&state.pool, &api_key::hash(credential)).await?;
+    let found = db::credential_by_hash(&state.lean.general, &api_key::hash(credential)).await?;
     let credential = usable(found).ok_or(AppError::Unauthorized)?;
     let stale = credential
         .last_used_at_tstamp_utc
         .is_none_or(|t| t < Utc::now() - Duration::minutes(1));
     if stale {
-        db::touch_last_used(&state.pool, credential.key_id).await?;
+        db::touch_last_used(&state.lean.general, credential.key_id).await?;
     }
     Ok(Actor {
         agent_id: credential.agent_id,
@@ -58,7 +58,7 @@ pub async fn note_write(state: &AppState, agent_id: uuid::Uuid) -> AppResult<()>
     if state.replicas.is_empty() {
         return Ok(());
     }
-    Ok(db::mark_recent_write(&state.pool, agent_id).await?)
+    Ok(db::mark_recent_write(&state.lean.general, agent_id).await?)
 }
 
 fn usable(found: Option<Credential>) -> Option<Credential> {

@@ -247,9 +247,9 @@ pub async fn create(
             .await
             .map_err(AppError::internal)??
     };
-    let mut tx = state.pool.begin().await?;
+    let primary = &state.lean.general;
     if let (Some(table), Some(id)) = (entry.target_canonical_table, entry.target_canonical_id)
-        && !crate::db::canonical::exists(&mut tx, table, id).await?
+        && !crate::db::canonical::exists(&mut *primary.acquire().await?, table, id).await?
     {
         let at: Vec<&str> = loc.iter().copied().chain(["target_canonical_id"]).collect();
         return Err(AppError::invalid(
@@ -258,24 +258,20 @@ pub async fn create(
             "not_found",
         ));
     }
-    if !db::insert(&mut tx, &entry)
+    match db::publish(primary, &entry, &attachments)
         .await
         .map_err(|e| AppError::from(e).under(loc))?
     {
-        tx.rollback().await?;
-        let key = entry.idempotency_key.as_deref().unwrap_or_default();
-        let existing = db::existing_id_for_key(&state.pool, actor.agent_id, key).await?;
-        return Err(AppError::Conflict {
-            message: "this agent already published an entry with this idempotency_key".into(),
-            existing_id: existing,
-        });
+        Some(published) => Ok(published),
+        None => {
+            let key = entry.idempotency_key.as_deref().unwrap_or_default();
+            let existing = db::existing_id_for_key(primary, actor.agent_id, key).await?;
+            Err(AppError::Conflict {
+                message: "this agent already published an entry with this idempotency_key".into(),
+                existing_id: existing,
+            })
+        }
     }
-    for (position, attachment) in attachments.iter().enumerate() {
-        db::insert_attachment(&mut tx, entry.id, position as i32, attachment).await?;
-    }
-    db::notify_pending(&mut tx).await?;
-    tx.commit().await?;
-    get(state, entry.id).await
 }
 
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<SpaceTimeEntry> {

@@ -16,14 +16,10 @@ pub async fn render(state: &AppState) -> String {
         "primary",
         (state.pool.size() as usize, state.pool.num_idle(), primary),
     );
-    pool_gauges("primary_reads", "primary", state.read_pools.reads.usage());
-    pool_gauges(
-        "primary_search",
-        "primary",
-        state.read_pools.searches.usage(),
-    );
+    pool_gauges("primary_lean", "primary", state.lean.general.usage());
+    pool_gauges("primary_search", "primary", state.lean.searches.usage());
     for (name, pools) in state.replicas.pools() {
-        pool_gauges("replica", name, pools.reads.usage());
+        pool_gauges("replica_lean", name, pools.general.usage());
         pool_gauges("replica_search", name, pools.searches.usage());
     }
     for (name, health) in state.replicas.health() {

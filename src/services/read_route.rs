@@ -84,14 +84,14 @@ pub fn spawner() -> impl Fn(futures::future::BoxFuture<'static, ()>) -> tokio::t
 /// round trip).
 pub fn reads(state: &AppState) -> &LeanPool {
     match pick(state) {
-        Some(replica) => &replica.read_pools.reads,
-        None => &state.read_pools.reads,
+        Some(replica) => &replica.lean.general,
+        None => &state.lean.general,
     }
 }
 
 /// The primary's pool for reads: where a miss on a replica is asked again.
 pub fn primary_reads(state: &AppState) -> &LeanPool {
-    &state.read_pools.reads
+    &state.lean.general
 }
 
 /// A read by id that tolerates lag, except for a miss: a record created after the replica's last
@@ -147,11 +147,11 @@ macro_rules! read_many {
 }
 pub(crate) use read_many;
 
-/// The pool for a search (per-call plans: `db::ReadPools::searches`) that tolerates replica lag.
+/// The pool for a search (per-call plans: `db::LeanPools::searches`) that tolerates replica lag.
 pub fn search_reads(state: &AppState) -> &LeanPool {
     match pick(state) {
-        Some(replica) => &replica.read_pools.searches,
-        None => &state.read_pools.searches,
+        Some(replica) => &replica.lean.searches,
+        None => &state.lean.searches,
     }
 }
 
@@ -181,7 +181,7 @@ pub struct Replica {
     pub name: String,
     /// For the lag measurement.
     pub pool: PgPool,
-    pub read_pools: db::ReadPools,
+    pub lean: db::LeanPools,
     in_rotation: AtomicBool,
     health: Mutex<Health>,
 }
@@ -233,7 +233,7 @@ impl Replicas {
                 Ok(Replica {
                     name: db::display_name(url),
                     pool: db::connect_lazy(url, 1, limits)?,
-                    read_pools: db::ReadPools::new(url, config.db_max_connections, limits)?,
+                    lean: db::LeanPools::new(url, config.db_max_connections, limits)?,
                     in_rotation: AtomicBool::new(false),
                     health: Mutex::new(Health::default()),
                 })
@@ -264,10 +264,8 @@ impl Replicas {
             .collect()
     }
 
-    pub fn pools(&self) -> impl Iterator<Item = (&str, &db::ReadPools)> {
-        self.members
-            .iter()
-            .map(|r| (r.name.as_str(), &r.read_pools))
+    pub fn pools(&self) -> impl Iterator<Item = (&str, &db::LeanPools)> {
+        self.members.iter().map(|r| (r.name.as_str(), &r.lean))
     }
 }
 

@@ -631,7 +631,7 @@ async fn metrics_count_requests_by_route_and_report_pools_replica_lag_and_backlo
     assert!(!metrics.contains(&Uuid::nil().to_string()));
     assert!(has("strs_http_request_duration_seconds_bucket{"));
     assert!(has("strs_db_pool_connections{pool=\"primary\""));
-    assert!(has("strs_db_pool_max_connections{pool=\"replica\""));
+    assert!(has("strs_db_pool_max_connections{pool=\"replica_lean\""));
     assert!(has("strs_db_replica_lag_seconds{server=\""));
     assert!(has("strs_db_replica_in_rotation{server=\""));
     assert!(has("strs_transformer_backlog_entries "));

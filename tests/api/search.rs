@@ -618,15 +618,18 @@ async fn searches_are_planned_for_their_values_and_other_statements_may_reuse_pl
     let app = TestApp::new().await;
     let show = "SHOW plan_cache_mode";
     let searches: String = sqlx::query_scalar(show)
-        .fetch_one(&app.state.read_pools.searches)
+        .fetch_one(&app.state.lean.searches)
         .await
         .unwrap();
     assert_eq!(searches, "force_custom_plan");
     let reads: String = sqlx::query_scalar(show)
-        .fetch_one(&app.state.read_pools.reads)
+        .fetch_one(&app.state.lean.general)
         .await
         .unwrap();
     assert_eq!(reads, "auto");
-    let writes: String = sqlx::query_scalar(show).fetch_one(app.pool()).await.unwrap();
+    let writes: String = sqlx::query_scalar(show)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
     assert_eq!(writes, "auto");
 }
