@@ -35,7 +35,7 @@ const TRACK_RECORD_WINDOW: i64 = 500;
 /// agent declared about itself. Every lookup names the target's table as well as its id, so the
 /// contributions' and signals' target indexes answer it (by id alone they could not: the table
 /// leads both indexes).
-pub async fn track_records(
+pub async fn compute_track_records(
     conn: &mut PgConnection,
     agents: &[Uuid],
 ) -> Result<Vec<TrackRecordRow>, sqlx::Error> {
@@ -73,6 +73,62 @@ pub async fn track_records(
     .fetch_all(conn)
     .await
 }
+
+/// The stored track records of `agents` computed at most `max_age_secs` ago.
+pub async fn stored_track_records(
+    conn: &mut PgConnection,
+    agents: &[Uuid],
+    max_age_secs: f64,
+) -> Result<Vec<TrackRecordRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT agent_id, contributed, corroborated, confirmed, disputed FROM agent_track_records
+         WHERE agent_id = ANY($1)
+           AND computed_at_tstamp_utc > clock_timestamp() - make_interval(secs => $2)",
+    )
+    .bind(agents)
+    .bind(max_age_secs)
+    .fetch_all(conn)
+    .await
+}
+
+/// Stores freshly computed track records. Never waits: an agent's row that another open
+/// transaction is writing (it holds the row's advisory lock until it ends) is left to that one,
+/// so two transformer batches cannot queue on each other here.
+pub async fn store_track_records(
+    conn: &mut PgConnection,
+    rows: &[TrackRecordRow],
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut rows = rows.to_vec();
+    rows.sort_unstable_by_key(|r| r.agent_id);
+    let column = |pick: fn(&TrackRecordRow) -> i64| rows.iter().map(pick).collect::<Vec<_>>();
+    sqlx::query(
+        "INSERT INTO agent_track_records AS t
+             (agent_id, contributed, corroborated, confirmed, disputed, computed_at_tstamp_utc)
+         SELECT r.agent_id, r.contributed, r.corroborated, r.confirmed, r.disputed, clock_timestamp()
+         FROM unnest($1::uuid[], $2::int8[], $3::int8[], $4::int8[], $5::int8[])
+             AS r(agent_id, contributed, corroborated, confirmed, disputed)
+         WHERE pg_try_advisory_xact_lock($6, hashtext(r.agent_id::text))
+         ON CONFLICT (agent_id) DO UPDATE SET contributed = EXCLUDED.contributed,
+             corroborated = EXCLUDED.corroborated, confirmed = EXCLUDED.confirmed,
+             disputed = EXCLUDED.disputed, computed_at_tstamp_utc = EXCLUDED.computed_at_tstamp_utc",
+    )
+    .bind(rows.iter().map(|r| r.agent_id).collect::<Vec<_>>())
+    .bind(column(|r| r.contributed))
+    .bind(column(|r| r.corroborated))
+    .bind(column(|r| r.confirmed))
+    .bind(column(|r| r.disputed))
+    .bind(TRACK_RECORD_LOCK_CLASS)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// The advisory lock class of track-record rows (two-key advisory locks: apart from the
+/// transformer's one-key identity locks).
+const TRACK_RECORD_LOCK_CLASS: i32 = 0x7472_6b72;
 
 #[derive(Debug, sqlx::FromRow)]
 pub struct SignalRow {

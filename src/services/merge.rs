@@ -177,7 +177,8 @@ async fn rebuild(
             rebuild_offer::<CanonicalRequest>(conn, id, status, steps).await?
         }
     }
-    crate::services::ranker::rank_many(conn, table, &[id]).await?;
+    crate::services::ranker::rank_many(conn, table, &[id], crate::services::ranker::Freshness::Now)
+        .await?;
     fetch(conn, table, id).await
 }
 

@@ -162,6 +162,7 @@ pub async fn rank_many(
     conn: &mut PgConnection,
     table: CanonicalTable,
     ids: &[Uuid],
+    freshness: Freshness,
 ) -> AppResult<Vec<RankerResult>> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -189,7 +190,7 @@ pub async fn rank_many(
     let mut authors: Vec<Uuid> = evidence.iter().map(|row| row.agent_id).collect();
     authors.sort_unstable();
     authors.dedup();
-    let earned = reputations(conn, &authors).await?;
+    let earned = reputations(conn, &authors, freshness).await?;
     let mut agents: HashMap<Uuid, Vec<AgentEvidence>> = HashMap::new();
     for row in evidence {
         agents
@@ -235,7 +236,7 @@ pub async fn rank(
     table: CanonicalTable,
     id: Uuid,
 ) -> AppResult<Option<RankerResult>> {
-    Ok(rank_many(conn, table, &[id]).await?.pop())
+    Ok(rank_many(conn, table, &[id], Freshness::Now).await?.pop())
 }
 
 /// POST /api/v1/ranker/run/entity/{id} (admin).
@@ -260,7 +261,7 @@ pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>
     loop {
         let mut tx = state.pool.begin().await?;
         let ids = db::entity_ids_after(&mut tx, after, RUN_ALL_PAGE).await?;
-        results.extend(rank_many(&mut tx, CanonicalTable::Entities, &ids).await?);
+        results.extend(rank_many(&mut tx, CanonicalTable::Entities, &ids, Freshness::Now).await?);
         tx.commit().await?;
         match ids.last() {
             Some(last) if ids.len() as i64 == RUN_ALL_PAGE => after = Some(*last),
@@ -270,17 +271,45 @@ pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>
     Ok(results)
 }
 
+/// How old a stored track record may be when the transformer ranks (docs/ranking.md).
+const TRACK_RECORD_MAX_AGE_SECS: f64 = 60.0;
+
+/// Whether the track records behind reputations may come from the last minute's reading.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Freshness {
+    /// The transformer: a record read within `TRACK_RECORD_MAX_AGE_SECS` will do.
+    Recent,
+    /// Ranker runs and merges: recount now.
+    Now,
+}
+
 /// The service's reputation of each agent, earned from its track record (docs/ranking.md); what
 /// an agent declares about itself (`score_reputation`, `score_trust`) is stored, never used here.
 pub(crate) async fn reputations(
     conn: &mut sqlx::PgConnection,
     agents: &[Uuid],
+    freshness: Freshness,
 ) -> AppResult<HashMap<Uuid, f64>> {
     if agents.is_empty() {
         return Ok(HashMap::new());
     }
-    Ok(db::track_records(conn, agents)
-        .await?
+    let mut records = match freshness {
+        Freshness::Recent => {
+            db::stored_track_records(conn, agents, TRACK_RECORD_MAX_AGE_SECS).await?
+        }
+        Freshness::Now => Vec::new(),
+    };
+    let missing: Vec<Uuid> = agents
+        .iter()
+        .filter(|agent| !records.iter().any(|r| r.agent_id == **agent))
+        .copied()
+        .collect();
+    if !missing.is_empty() {
+        let computed = db::compute_track_records(conn, &missing).await?;
+        db::store_track_records(conn, &computed).await?;
+        records.extend(computed);
+    }
+    Ok(records
         .into_iter()
         .map(|r| {
             let earned =

@@ -1092,3 +1092,47 @@ async fn another_agent_replacing_an_established_identity_goes_to_review() {
     let r = s.app.publish(&carol, &s.admin, filler).await;
     assert_eq!(r["link_type"], "updated", "{r}");
 }
+
+#[tokio::test]
+async fn the_transformer_reuses_an_agents_track_record_for_a_minute_and_ranker_runs_recount_it() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent, key) = app.register("Steady Poster").await;
+    let stored = || async {
+        sqlx::query_as::<_, (i64, chrono::DateTime<chrono::Utc>)>(
+            "SELECT contributed, computed_at_tstamp_utc FROM agent_track_records WHERE agent_id = $1",
+        )
+        .bind(agent)
+        .fetch_optional(app.pool())
+        .await
+        .unwrap()
+    };
+    assert!(stored().await.is_none());
+    app.publish(
+        &key,
+        &admin,
+        entity_entry("Steady Bakery", 53.41, -2.21, json!({})),
+    )
+    .await;
+    let (contributed, first_count) = stored().await.expect("counted when first needed");
+    // Matching asks for the agent's reputation before the entry's contribution is written.
+    assert_eq!(contributed, 0);
+    app.publish(
+        &key,
+        &admin,
+        entity_entry("Steady Florist", 53.45, -2.25, json!({})),
+    )
+    .await;
+    assert_eq!(
+        stored().await,
+        Some((0, first_count)),
+        "within the minute the stored count is used, not recounted"
+    );
+    let ranked = app
+        .request("POST", "/api/v1/ranker/run-all", None, Some(&admin))
+        .await;
+    assert_eq!(ranked.status, StatusCode::OK, "{}", ranked.text);
+    let (contributed, recount) = stored().await.unwrap();
+    assert_eq!(contributed, 2, "a ranker run recounts");
+    assert!(recount > first_count);
+}

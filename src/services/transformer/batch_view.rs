@@ -158,11 +158,15 @@ impl BatchView {
         if let Some(known) = self.reputations.get(&agent_id) {
             return Ok(*known);
         }
-        let reputation = crate::services::ranker::reputations(conn, &[agent_id])
-            .await?
-            .get(&agent_id)
-            .copied()
-            .unwrap_or(DEFAULT_REPUTATION);
+        let reputation = crate::services::ranker::reputations(
+            conn,
+            &[agent_id],
+            crate::services::ranker::Freshness::Recent,
+        )
+        .await?
+        .get(&agent_id)
+        .copied()
+        .unwrap_or(DEFAULT_REPUTATION);
         self.reputations.insert(agent_id, reputation);
         Ok(reputation)
     }

@@ -167,7 +167,13 @@ pub async fn record_all(
             .collect();
         touched.sort_unstable();
         touched.dedup();
-        crate::services::ranker::rank_many(conn, table, &touched).await?;
+        crate::services::ranker::rank_many(
+            conn,
+            table,
+            &touched,
+            crate::services::ranker::Freshness::Recent,
+        )
+        .await?;
     }
     let outcomes: Vec<(Uuid, Outcome<'_>)> = decided
         .iter()
