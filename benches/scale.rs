@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const DATABASE: &str = "strs_bench_scale";
+const TEMPLATE: &str = "strs_bench_scale_seed";
 const SEED: u64 = 20_261_125;
 const SLOT: &str = "strs_bench_scale_replica";
 /// Entry bodies generated for the posts of one run (each client posts from its own slice).
@@ -95,6 +96,8 @@ async fn run() -> anyhow::Result<()> {
     let pool = prepare_database(&primary, entities).await?;
     let replica_dir = root.join("replica");
     let primary = Arc::new(primary);
+    // A run that failed half-way leaves its slot behind, and a slot's name can be taken once.
+    topology::drop_slot(&primary, SLOT).await?;
     let replica = topology::standby_of(&primary, &replica_dir, Durability::Full, SLOT).await?;
     let replica_url = replica.url(DATABASE);
     topology::wait_for_database(&replica_url, Duration::from_secs(60)).await?;
@@ -106,7 +109,11 @@ async fn run() -> anyhow::Result<()> {
         port: 0,
         data_dir: root.join("files"),
         jwt_secret: topology::shared_secret(),
-        env: vec![("RUST_LOG".into(), "warn".into())],
+        env: vec![
+            ("RUST_LOG".into(), "warn".into()),
+            // Each run registers its clients' agents; the default allows 60 an hour.
+            ("STRS_REGISTRATIONS_PER_HOUR".into(), "100000".into()),
+        ],
         log_file: Some(root.join("servers.log")),
     };
     let run_salt = uuid::Uuid::now_v7().simple().to_string();
@@ -229,25 +236,10 @@ async fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Seeds once; later runs reuse the database.
+/// A fresh copy of the seeded template: every run starts from the same database.
 async fn prepare_database(cluster: &EmbeddedCluster, entities: usize) -> anyhow::Result<PgPool> {
-    spacetime_records::db::ensure_database(&cluster.url("postgres"), DATABASE).await?;
-    let pool = spacetime_records::db::connect(&cluster.url(DATABASE), 4).await?;
-    spacetime_records::db::migrate(&pool).await?;
-    let present: i64 = sqlx::query_scalar("SELECT count(*) FROM canonical.entities")
-        .fetch_one(&pool)
-        .await?;
-    if (present as usize) < entities {
-        println!("seeding {entities} entities (once; kept under target/bench-scale)...");
-        sqlx::query("TRUNCATE canonical.entities CASCADE")
-            .execute(&pool)
-            .await?;
-        support::generator::load_entities(&pool, SEED, entities).await?;
-        sqlx::query("VACUUM ANALYZE canonical.entities")
-            .execute(&pool)
-            .await?;
-    }
-    Ok(pool)
+    support::seeded::fresh_copy(cluster, DATABASE, TEMPLATE, SEED, entities).await?;
+    spacetime_records::db::connect(&cluster.url(DATABASE), 4).await
 }
 
 /// Searches people make: a record's first category within 1 km of it.

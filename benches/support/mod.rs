@@ -5,3 +5,5 @@
 pub mod generator;
 #[allow(dead_code)]
 pub mod postgraphile;
+#[allow(dead_code)]
+pub mod seeded;

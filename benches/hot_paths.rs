@@ -1,0 +1,818 @@
+//! Hot-paths benchmark: the release server binary over HTTP on loopback, driven by wrk (Debian),
+//! next to pgbench running the very statements each request ran, taking turns in one run.
+//!
+//! The statements are not written here: they are captured from PostgreSQL's own log
+//! (`log_min_duration_statement = 0` for a capture server started for that purpose), so the
+//! ceiling follows the service whenever its SQL changes. A POST's new entry id becomes
+//! `gen_random_uuid()` in the pgbench script, the one change needed to repeat an insert.
+//!
+//! Rows of the printed table (the targets of docs/benchmarks.md, "Hot paths"):
+//! entity/listing/request by id, the entity list (`limit=100`), a search (a category within 1 km),
+//! an entry post (fsync on), then processing of everything posted with the default transformer
+//! loops, and the server's peak RSS over the whole run. Figures are printed, never asserted.
+//!
+//! `cargo bench --bench hot_paths`; `BENCH_HOT_SECONDS=5`, `BENCH_HOT_ROUNDS=2`,
+//! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients), `BENCH_HOT_ENTITIES=100000`.
+//! The seeded database is kept as a template under target/bench-hot; each run starts from a copy.
+
+mod support;
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::topology::{self, ServerProcess, ServerSettings};
+use sqlx::{Connection, PgPool};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const DATABASE: &str = "strs_bench_hot";
+const TEMPLATE: &str = "strs_bench_hot_seed";
+const SEED: u64 = 20_261_125;
+/// Entry bodies wrk posts from (one JSON document a line); it wraps around past the end.
+const ENTRY_PLAN: usize = 120_000;
+const MARK: &str = "strs-hot-mark:";
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() -> anyhow::Result<()> {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter("warn,sqlx=error")
+        .try_init();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
+}
+
+struct Settings {
+    seconds: u64,
+    rounds: usize,
+    connections: usize,
+}
+
+/// What wrk sends for one workload.
+enum Load {
+    Get(String),
+    Post { path: String, key: String },
+}
+
+/// One statement as PostgreSQL logged it, with its parameters (`None` is SQL NULL).
+#[derive(Clone, Debug)]
+struct Statement {
+    sql: String,
+    params: Vec<Option<String>>,
+}
+
+struct Workload {
+    name: String,
+    load: Load,
+    target: f64,
+    /// The statements one request ran, in order: pgbench runs them as one script.
+    statements: Vec<Statement>,
+    /// The search pool plans every statement for its parameters; pgbench must too.
+    custom_plans: bool,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Measured {
+    rate: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    failures: u64,
+}
+
+async fn run() -> anyhow::Result<()> {
+    let settings = Settings {
+        seconds: env_or("BENCH_HOT_SECONDS", 5),
+        rounds: env_or("BENCH_HOT_ROUNDS", 2_usize).max(1),
+        connections: env_or("BENCH_HOT_CONNECTIONS", 8),
+    };
+    let entities: usize = env_or("BENCH_HOT_ENTITIES", 100_000);
+    if Command::new("wrk").arg("--version").output().is_err() {
+        bail!("wrk is not installed (Debian package `wrk`)");
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-hot");
+    std::fs::create_dir_all(&root)?;
+    let pg_dir = root.join("pg");
+    let cluster = tokio::task::spawn_blocking(move || {
+        EmbeddedCluster::ensure_running(&pg_dir, None, Durability::Full)
+    })
+    .await??;
+    support::seeded::fresh_copy(&cluster, DATABASE, TEMPLATE, SEED, entities).await?;
+    let pool = spacetime_records::db::connect(&cluster.url(DATABASE), 2).await?;
+    let bodies = root.join("entries.jsonl");
+    write_entry_plan(&bodies, entities)?;
+
+    let server_settings = ServerSettings {
+        binary: PathBuf::from(env!("CARGO_BIN_EXE_spacetime-records")),
+        database_url: cluster.url(DATABASE),
+        replica_urls: Vec::new(),
+        port: 0,
+        data_dir: root.join("files"),
+        jwt_secret: topology::shared_secret(),
+        env: vec![
+            ("RUST_LOG".into(), "warn".into()),
+            // Each run registers its clients' agents; the default allows 60 an hour.
+            ("STRS_REGISTRATIONS_PER_HOUR".into(), "100000".into()),
+        ],
+        log_file: Some(root.join("server.log")),
+    };
+    let spawn = |transformer: bool| -> anyhow::Result<ServerProcess> {
+        let mut settings = server_settings.clone();
+        settings.port = topology::free_port()?;
+        settings
+            .env
+            .push(("STRS_TRANSFORMER_WORKER".into(), transformer.to_string()));
+        ServerProcess::spawn(&settings)
+    };
+
+    // Records to read: an agent, and a listing and a request made by the transformer.
+    let mut server = spawn(true)?;
+    server.wait_ready(Duration::from_secs(60)).await?;
+    let base = server.base_url();
+    let http = reqwest::Client::new();
+    let key = register(&http, &base).await?;
+    let (listing_id, request_id) = listing_and_request(&http, &base, &key, &pool).await?;
+    drop(server);
+    let entity_id: uuid::Uuid = sqlx::query_scalar(
+        "SELECT id FROM canonical.entities WHERE status = 'active' ORDER BY id LIMIT 1 OFFSET 5000",
+    )
+    .fetch_one(&pool)
+    .await?;
+    let (category, lat, lng): (String, f64, f64) = sqlx::query_as(
+        "SELECT categories[1], location_lat, location_lng FROM canonical.entities
+         WHERE status = 'active' AND cardinality(categories) > 0 ORDER BY id LIMIT 1 OFFSET 7000",
+    )
+    .fetch_one(&pool)
+    .await?;
+    let search = format!(
+        "/api/v1/search?query={}&latitude={lat}&longitude={lng}&radius_meters=1000&canonical_type=entity&limit=20",
+        url::form_urlencoded::byte_serialize(category.as_bytes()).collect::<String>()
+    );
+    let mut workloads = vec![
+        workload(
+            "entity by id",
+            Load::Get(format!("/api/v1/entities/{entity_id}")),
+            0.5,
+        ),
+        workload(
+            "listing by id",
+            Load::Get(format!("/api/v1/listings/{listing_id}")),
+            0.5,
+        ),
+        workload(
+            "request by id",
+            Load::Get(format!("/api/v1/requests/{request_id}")),
+            0.5,
+        ),
+        workload(
+            "entity list limit=100",
+            Load::Get("/api/v1/entities?limit=100".into()),
+            0.75,
+        ),
+        workload("search category+1 km", Load::Get(search), 0.75),
+        workload(
+            "POST entry (fsync on)",
+            Load::Post {
+                path: "/api/v1/space-time-entries".into(),
+                key: key.clone(),
+            },
+            0.6,
+        ),
+    ];
+    workloads[4].custom_plans = true;
+
+    capture_statements(&cluster, &spawn, &http, &bodies, &mut workloads).await?;
+
+    println!(
+        "\nHot paths: {entities} entities, release binary over HTTP (wrk, {c} connections) \
+         against pgbench ({c} clients, prepared) running the statements each request ran; \
+         {} s windows, best of {} rounds taking turns, {} cores",
+        settings.seconds,
+        settings.rounds,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        c = settings.connections,
+    );
+    let mut server = spawn(false)?;
+    server.wait_ready(Duration::from_secs(60)).await?;
+    let base = server.base_url();
+    let lua = root.join("post.lua");
+    std::fs::write(&lua, POST_SCRIPT)?;
+    let mut best = vec![(Measured::default(), 0.0_f64); workloads.len()];
+    let mut posted_from = 0usize;
+    for _ in 0..settings.rounds {
+        for (workload, best) in workloads.iter().zip(best.iter_mut()) {
+            let ours = run_wrk(&settings, &base, workload, &lua, &bodies, posted_from)?;
+            if let Load::Post { .. } = workload.load {
+                posted_from += (ours.rate * settings.seconds as f64) as usize;
+            }
+            let ceiling = run_pgbench_for(&cluster, &pool, workload, &settings).await?;
+            if ours.rate > best.0.rate {
+                best.0 = ours;
+            }
+            best.1 = best.1.max(ceiling);
+        }
+    }
+    let serving_rss = peak_rss_kb(server.pid());
+    drop(server);
+
+    println!(
+        "{:<24} {:>9} {:>8} {:>8} {:>7} {:>10} {:>6} {:>7}",
+        "workload", "ours r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio", "target"
+    );
+    for (workload, (ours, ceiling)) in workloads.iter().zip(&best) {
+        println!(
+            "{:<24} {:>9.0} {:>8.2} {:>8.2} {:>7} {:>10.0} {:>6.2} {:>6.2}x{}",
+            workload.name,
+            ours.rate,
+            ours.p50_ms,
+            ours.p99_ms,
+            workload.statements.len(),
+            ceiling,
+            ours.rate / ceiling.max(f64::MIN_POSITIVE),
+            workload.target,
+            if ours.failures > 0 {
+                format!("  ({} non-2xx answers)", ours.failures)
+            } else {
+                String::new()
+            }
+        );
+    }
+
+    let (processed, elapsed, processing_rss) = process_backlog(&spawn, &pool).await?;
+    println!(
+        "{:<24} {:>9.0} entries/s ({processed} entries in {:.1} s, default loops; target >= 4000)",
+        "processing",
+        processed as f64 / elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
+        elapsed.as_secs_f64(),
+    );
+    let peak = serving_rss.max(processing_rss);
+    println!(
+        "{:<24} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB)",
+        "server peak RSS",
+        peak as f64 / 1024.0,
+        serving_rss as f64 / 1024.0,
+        processing_rss as f64 / 1024.0
+    );
+    for workload in &workloads {
+        println!("\n-- {} ran:", workload.name);
+        for statement in &workload.statements {
+            println!("   {}", one_line(&statement.sql, 160));
+        }
+    }
+    Ok(())
+}
+
+fn workload(name: &str, load: Load, target: f64) -> Workload {
+    Workload {
+        name: name.into(),
+        load,
+        target,
+        statements: Vec::new(),
+        custom_plans: false,
+    }
+}
+
+/// The entries wrk posts: re-observations of the seeded businesses and new ones, as agents send
+/// them (see the generator), without idempotency keys so that wrapping around posts again.
+fn write_entry_plan(path: &Path, entities: usize) -> anyhow::Result<()> {
+    if path.exists() {
+        return Ok(());
+    }
+    let mut text = String::new();
+    for planned in support::generator::entry_plan(SEED, ENTRY_PLAN, entities) {
+        let mut body = planned.body;
+        if let Some(object) = body.as_object_mut() {
+            object.remove("idempotency_key");
+        }
+        text.push_str(&body.to_string());
+        text.push('\n');
+    }
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text)?;
+    std::fs::rename(partial, path)?;
+    Ok(())
+}
+
+async fn register(http: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let answer: Value = http
+        .post(format!("{base}/api/v1/agents/register"))
+        .json(&json!({"agent_type": "scraper", "display_name": "Hot Paths Bench"}))
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    Ok(answer["api_key"]
+        .as_str()
+        .context("an api key")?
+        .to_string())
+}
+
+async fn listing_and_request(
+    http: &reqwest::Client,
+    base: &str,
+    key: &str,
+    pool: &PgPool,
+) -> anyhow::Result<(uuid::Uuid, uuid::Uuid)> {
+    let place = json!({"city": "Manchester", "country_code": "GB"});
+    let mut listing = json!({"title": "Annual boiler service", "listing_type": "service",
+        "price_amount": 95, "currency_code": "GBP", "display_name": "Boiler service"});
+    let mut request = json!({"title": "Need a plumber for a leaking pipe", "budget_amount": 150,
+        "currency_code": "GBP"});
+    for context in [&mut listing, &mut request] {
+        context
+            .as_object_mut()
+            .context("an object")?
+            .extend(place.as_object().context("an object")?.clone());
+    }
+    for (kind, context) in [("listing", listing), ("request", request)] {
+        http.post(format!("{base}/api/v1/space-time-entries"))
+            .bearer_auth(key)
+            .json(
+                &json!({"entry_type": kind, "latitude": 53.4808, "longitude": -2.2426,
+                "observed_at_tstamp_utc": "2026-11-01T10:00:00Z", "source_type": "web_page",
+                "context": context}),
+            )
+            .send()
+            .await?
+            .error_for_status()?;
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let ids: (Option<uuid::Uuid>, Option<uuid::Uuid>) = sqlx::query_as(
+            "SELECT (SELECT id FROM canonical.listings LIMIT 1), (SELECT id FROM canonical.requests LIMIT 1)",
+        )
+        .fetch_one(pool)
+        .await?;
+        if let (Some(listing), Some(request)) = ids {
+            return Ok((listing, request));
+        }
+        if Instant::now() > deadline {
+            bail!("the transformer made no listing and request from the bench's entries");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Runs each workload's request once on a capture server while PostgreSQL logs every statement,
+/// between marker statements, and keeps what ran in between.
+async fn capture_statements(
+    cluster: &EmbeddedCluster,
+    spawn: &impl Fn(bool) -> anyhow::Result<ServerProcess>,
+    http: &reqwest::Client,
+    bodies: &Path,
+    workloads: &mut [Workload],
+) -> anyhow::Result<()> {
+    let log_path = cluster.data_dir.join("server.log");
+    let mut admin = sqlx::PgConnection::connect(&cluster.url("postgres")).await?;
+    sqlx::query(&format!(
+        "ALTER DATABASE {DATABASE} SET log_min_duration_statement = 0"
+    ))
+    .execute(&mut admin)
+    .await?;
+    let captured = async {
+        let mut server = spawn(false)?;
+        server.wait_ready(Duration::from_secs(60)).await?;
+        let base = server.base_url();
+        let mut marker = sqlx::PgConnection::connect(&cluster.url(DATABASE)).await?;
+        let body = std::fs::read_to_string(bodies)?
+            .lines()
+            .next()
+            .context("an entry body")?
+            .to_string();
+        for workload in workloads.iter_mut() {
+            // Warm the connections and statement caches first: the capture is the steady state.
+            for _ in 0..3 {
+                send(http, &base, &workload.load, &body).await?;
+            }
+            let log_start = std::fs::metadata(&log_path)?.len();
+            sqlx::query(&format!("SELECT '{MARK}begin'"))
+                .execute(&mut marker)
+                .await?;
+            let answer = send(http, &base, &workload.load, &body).await?;
+            sqlx::query(&format!("SELECT '{MARK}end'"))
+                .execute(&mut marker)
+                .await?;
+            let log = read_from(&log_path, log_start)?;
+            let mut statements = statements_between_marks(&log)?;
+            if let Load::Post { .. } = workload.load {
+                let created = answer["id"].as_str().context("the posted entry's id")?;
+                for statement in &mut statements {
+                    fresh_ids(statement, created);
+                }
+            }
+            if statements.is_empty() {
+                bail!("no statement was logged for {}", workload.name);
+            }
+            workload.statements = statements;
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    sqlx::query(&format!(
+        "ALTER DATABASE {DATABASE} RESET log_min_duration_statement"
+    ))
+    .execute(&mut admin)
+    .await?;
+    captured
+}
+
+async fn send(
+    http: &reqwest::Client,
+    base: &str,
+    load: &Load,
+    body: &str,
+) -> anyhow::Result<Value> {
+    let request = match load {
+        Load::Get(path) => http.get(format!("{base}{path}")),
+        Load::Post { path, key } => http
+            .post(format!("{base}{path}"))
+            .bearer_auth(key)
+            .header("content-type", "application/json")
+            .body(body.to_string()),
+    };
+    let response = request.send().await?;
+    let status = response.status();
+    let text = response.text().await?;
+    if !status.is_success() {
+        bail!("{status}: {text}");
+    }
+    Ok(serde_json::from_str(&text)?)
+}
+
+fn read_from(path: &Path, offset: u64) -> anyhow::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
+}
+
+/// The statements PostgreSQL logged between the two marker statements. A logged message goes
+/// on over lines that start with a tab; `execute` lines carry the statement and a `DETAIL:
+/// parameters:` line its values.
+fn statements_between_marks(log: &str) -> anyhow::Result<Vec<Statement>> {
+    let mut messages: Vec<String> = Vec::new();
+    for line in log.lines() {
+        match (line.strip_prefix('\t'), messages.last_mut()) {
+            (Some(rest), Some(last)) => {
+                last.push('\n');
+                last.push_str(rest);
+            }
+            _ => messages.push(line.to_string()),
+        }
+    }
+    let mut statements = Vec::new();
+    let mut inside = false;
+    // Parse and bind are logged too, each with its parameters: only an execute's belong to it.
+    let mut after_execute = false;
+    for message in &messages {
+        if let Some((_, detail)) = message.split_once("DETAIL:  parameters: ") {
+            if after_execute && let Some(last) = statements.last_mut() {
+                let last: &mut Statement = last;
+                last.params = parse_parameters(detail)?;
+            }
+            after_execute = false;
+            continue;
+        }
+        after_execute = false;
+        let sql = if let Some((_, named)) = message.split_once("  execute ") {
+            // `execute <name>: <sql>`
+            named.split_once(": ").map_or(named, |(_, sql)| sql)
+        } else if let Some((_, simple)) = message.split_once("  statement: ") {
+            simple
+        } else {
+            continue;
+        };
+        if sql.contains(MARK) {
+            inside = sql.contains(&format!("{MARK}begin"));
+            continue;
+        }
+        if inside {
+            statements.push(Statement {
+                sql: sql.to_string(),
+                params: Vec::new(),
+            });
+            after_execute = true;
+        }
+    }
+    Ok(statements)
+}
+
+/// `$1 = 'a', $2 = NULL, $3 = 'it''s'` into values in order.
+fn parse_parameters(detail: &str) -> anyhow::Result<Vec<Option<String>>> {
+    let mut values = Vec::new();
+    let mut rest = detail.trim_end();
+    while !rest.is_empty() {
+        let (_, after) = rest
+            .split_once(" = ")
+            .context("a parameter without a value")?;
+        if let Some(after) = after.strip_prefix("NULL") {
+            values.push(None);
+            rest = after.trim_start_matches(", ");
+            continue;
+        }
+        let mut chars = after
+            .strip_prefix('\'')
+            .context("a quoted value")?
+            .char_indices();
+        let mut value = String::new();
+        let mut end = None;
+        while let Some((at, c)) = chars.next() {
+            if c == '\'' {
+                if after[1 + at + 1..].starts_with('\'') {
+                    value.push('\'');
+                    chars.next();
+                } else {
+                    end = Some(1 + at + 1);
+                    break;
+                }
+            } else {
+                value.push(c);
+            }
+        }
+        values.push(Some(value));
+        rest = after[end.context("an unterminated value")?..].trim_start_matches(", ");
+    }
+    Ok(values)
+}
+
+/// The id a POST created becomes a fresh one per pgbench transaction.
+fn fresh_ids(statement: &mut Statement, created: &str) {
+    for (n, value) in statement.params.iter().enumerate().rev() {
+        if value.as_deref() == Some(created) {
+            statement.sql = replace_parameter(&statement.sql, n + 1, "gen_random_uuid()");
+        }
+    }
+    for value in statement.params.iter_mut() {
+        if value.as_deref() == Some(created) {
+            *value = None;
+        }
+    }
+}
+
+/// `$n` (not `$n0`...) replaced in `sql`.
+fn replace_parameter(sql: &str, n: usize, with: &str) -> String {
+    let needle = format!("${n}");
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(at) = rest.find(&needle) {
+        let after = &rest[at + needle.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_digit()) {
+            out.push_str(&needle);
+        } else {
+            out.push_str(with);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// POSTs walk the entry plan from an offset (`-- <file> <offset> <threads>`), each wrk thread
+/// taking every `threads`-th body.
+const POST_SCRIPT: &str = r#"
+wrk.method = "POST"
+local bodies = {}
+local at, step = 0, 1
+local next_thread = 0
+function setup(thread)
+  thread:set("id", next_thread)
+  next_thread = next_thread + 1
+end
+function init(args)
+  for line in io.lines(args[1]) do bodies[#bodies + 1] = line end
+  step = tonumber(args[3])
+  at = tonumber(args[2]) + id
+end
+function request()
+  local body = bodies[(at % #bodies) + 1]
+  at = at + step
+  return wrk.format(nil, nil, nil, body)
+end
+"#;
+
+fn run_wrk(
+    settings: &Settings,
+    base: &str,
+    workload: &Workload,
+    lua: &Path,
+    bodies: &Path,
+    posted_from: usize,
+) -> anyhow::Result<Measured> {
+    let threads = 2.min(settings.connections).to_string();
+    let mut command = Command::new("wrk");
+    command.args([
+        "--latency",
+        "-t",
+        &threads,
+        "-c",
+        &settings.connections.to_string(),
+        "-d",
+        &format!("{}s", settings.seconds),
+    ]);
+    match &workload.load {
+        Load::Get(path) => {
+            command.arg(format!("{base}{path}"));
+        }
+        Load::Post { path, key } => {
+            command.args([
+                "-H",
+                &format!("Authorization: Bearer {key}"),
+                "-H",
+                "Content-Type: application/json",
+                "-s",
+            ]);
+            command.arg(lua);
+            command.arg(format!("{base}{path}"));
+            command
+                .arg("--")
+                .arg(bodies)
+                .arg(posted_from.to_string())
+                .arg(&threads);
+        }
+    }
+    let output = command.output().context("running wrk")?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "wrk failed: {text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    parse_wrk(&text)
+}
+
+fn parse_wrk(text: &str) -> anyhow::Result<Measured> {
+    let mut measured = Measured::default();
+    for line in text.lines().map(str::trim) {
+        if let Some(rate) = line.strip_prefix("Requests/sec:") {
+            measured.rate = rate.trim().parse()?;
+        } else if let Some(latency) = line.strip_prefix("50%") {
+            measured.p50_ms = wrk_ms(latency.trim())?;
+        } else if let Some(latency) = line.strip_prefix("99%") {
+            measured.p99_ms = wrk_ms(latency.trim())?;
+        } else if let Some(count) = line.strip_prefix("Non-2xx or 3xx responses:") {
+            measured.failures = count.trim().parse()?;
+        }
+    }
+    if measured.rate == 0.0 {
+        bail!("no Requests/sec line in wrk's output: {text}");
+    }
+    Ok(measured)
+}
+
+/// `512.00us`, `2.10ms`, `1.02s` in milliseconds.
+fn wrk_ms(value: &str) -> anyhow::Result<f64> {
+    let (number, scale) = if let Some(n) = value.strip_suffix("us") {
+        (n, 0.001)
+    } else if let Some(n) = value.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = value.strip_suffix('s') {
+        (n, 1000.0)
+    } else {
+        bail!("a latency without a unit: {value}");
+    };
+    Ok(number.parse::<f64>()? * scale)
+}
+
+/// pgbench running the workload's statements, one script a transaction (autocommit, as the
+/// service runs them); rows a POST ceiling inserted are deleted again.
+async fn run_pgbench_for(
+    cluster: &EmbeddedCluster,
+    pool: &PgPool,
+    workload: &Workload,
+    settings: &Settings,
+) -> anyhow::Result<f64> {
+    let started: chrono::DateTime<chrono::Utc> = sqlx::query_scalar("SELECT clock_timestamp()")
+        .fetch_one(pool)
+        .await?;
+    let rate = run_pgbench(
+        cluster,
+        &workload.statements,
+        workload.custom_plans,
+        settings,
+    )?;
+    if let Load::Post { .. } = workload.load {
+        sqlx::query("DELETE FROM space_time_entries WHERE created_at_tstamp_utc >= $1")
+            .bind(started)
+            .execute(pool)
+            .await?;
+    }
+    Ok(rate)
+}
+
+fn run_pgbench(
+    cluster: &EmbeddedCluster,
+    statements: &[Statement],
+    custom_plans: bool,
+    settings: &Settings,
+) -> anyhow::Result<f64> {
+    let mut script = String::new();
+    let mut variables = Vec::new();
+    for (s, statement) in statements.iter().enumerate() {
+        let mut line = statement.sql.replace('\n', " ");
+        for (n, value) in statement.params.iter().enumerate().rev() {
+            let replacement = match value {
+                None => "NULL".to_string(),
+                Some(value) => {
+                    let name = format!("s{s}p{}", n + 1);
+                    variables.push((name.clone(), value.clone()));
+                    format!(":{name}")
+                }
+            };
+            line = replace_parameter(&line, n + 1, &replacement);
+        }
+        script.push_str(&line);
+        script.push_str(";\n");
+    }
+    let path = std::env::temp_dir().join(format!("strs-hot-{}.sql", std::process::id()));
+    std::fs::write(&path, script)?;
+    let mut command = Command::new(cluster.bindir().join("pgbench"));
+    command.args(["-n", "-M", "prepared", "-j", "2"]);
+    command.args(["-c", &settings.connections.to_string()]);
+    command.args(["-T", &settings.seconds.to_string()]);
+    command.args(["-h", &cluster.socket_dir.to_string_lossy()]);
+    command.args(["-p", &cluster.port.to_string(), "-U", "postgres"]);
+    if custom_plans {
+        command.env("PGOPTIONS", "-c plan_cache_mode=force_custom_plan");
+    }
+    for (name, value) in &variables {
+        command.arg("-D").arg(format!("{name}={value}"));
+    }
+    let output = command.arg("-f").arg(&path).arg(DATABASE).output()?;
+    let _ = std::fs::remove_file(&path);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "pgbench failed: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    stdout
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("tps = ")
+                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        })
+        .context("no tps line in pgbench output")
+}
+
+/// Processes everything the POSTs left pending with a server running the default loops: the
+/// entries decided per second, and that server's peak RSS.
+async fn process_backlog(
+    spawn: &impl Fn(bool) -> anyhow::Result<ServerProcess>,
+    pool: &PgPool,
+) -> anyhow::Result<(i64, Duration, u64)> {
+    let pending = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM space_time_entries WHERE status = 'pending'",
+        )
+        .fetch_one(pool)
+        .await
+    };
+    let backlog = pending().await?;
+    let mut server = spawn(true)?;
+    server.wait_ready(Duration::from_secs(60)).await?;
+    let started = Instant::now();
+    let mut remaining = backlog;
+    while remaining > 0 && started.elapsed() < Duration::from_secs(600) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        remaining = pending().await?;
+    }
+    let elapsed = started.elapsed();
+    let rss = peak_rss_kb(server.pid());
+    drop(server);
+    Ok((backlog - remaining, elapsed, rss))
+}
+
+/// VmHWM of a process in KiB (0 when it cannot be read).
+fn peak_rss_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn one_line(sql: &str, width: usize) -> String {
+    let flat: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= width {
+        flat
+    } else {
+        format!("{}…", flat.chars().take(width).collect::<String>())
+    }
+}

@@ -1,0 +1,64 @@
+//! A database of generated entities, seeded once into a template and copied for each run, so
+//! every run of a bench starts from the same state (runs that post entries would otherwise
+//! measure a database that grows from one run to the next).
+
+use super::generator;
+use spacetime_records::db::cluster::EmbeddedCluster;
+use sqlx::Connection;
+
+/// Drops `database` and creates it again as a copy of `template`, which holds `entities`
+/// generated entities of `seed` (seeded the first time, migrated every time).
+pub async fn fresh_copy(
+    cluster: &EmbeddedCluster,
+    database: &str,
+    template: &str,
+    seed: u64,
+    entities: usize,
+) -> anyhow::Result<()> {
+    let admin_url = cluster.url("postgres");
+    spacetime_records::db::ensure_database(&admin_url, template).await?;
+    let pool = spacetime_records::db::connect(&cluster.url(template), 4).await?;
+    spacetime_records::db::migrate(&pool).await?;
+    let present: i64 = sqlx::query_scalar("SELECT count(*) FROM canonical.entities")
+        .fetch_one(&pool)
+        .await?;
+    if present as usize != entities {
+        println!("seeding {entities} entities into {template} (once)...");
+        sqlx::query("TRUNCATE canonical.entities CASCADE")
+            .execute(&pool)
+            .await?;
+        generator::load_entities(&pool, seed, entities).await?;
+        sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
+    }
+    // A template cannot be copied while anyone is connected to it.
+    pool.close().await;
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
+        .execute(&mut admin)
+        .await?;
+    // An autovacuum worker may be visiting the template for a moment ("being accessed by other
+    // users"): try again rather than fail the run.
+    let mut attempts = 0;
+    loop {
+        let created = sqlx::query(&format!(
+            "CREATE DATABASE {database} TEMPLATE {template} STRATEGY FILE_COPY"
+        ))
+        .execute(&mut admin)
+        .await;
+        match created {
+            Ok(_) => return Ok(()),
+            Err(error) if attempts < 40 && in_use(&error) => {
+                attempts += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            Err(error) => return Err(error.into()),
+        }
+    }
+}
+
+fn in_use(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .and_then(|e| e.code())
+        .is_some_and(|code| code == "55006")
+}
