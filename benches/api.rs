@@ -15,6 +15,8 @@
 
 mod support;
 
+use support::process::env_or;
+
 /// The allocator the server binary uses (src/main.rs), so the figures are the server's.
 #[global_allocator]
 static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;
@@ -51,13 +53,6 @@ const NESTED: &str = "{ agents(first: 50) { edges { node { displayName entries(f
 const NEAR_PAGE: &str =
     "{ entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 20) {
     edges { distanceMeters node { id displayName city categories scoreConfidence } } } }";
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 struct Settings {
     entities: usize,
@@ -230,13 +225,7 @@ async fn run() -> anyhow::Result<()> {
             }
             let with_ceiling = std::env::var("BENCH_API_PGBENCH").map_or(true, |v| v != "0");
             if let (true, Some((sql, params))) = (with_ceiling, &workload.ceiling) {
-                let rate = run_pgbench(
-                    &cluster,
-                    sql,
-                    params,
-                    settings.concurrency,
-                    settings.seconds,
-                )?;
+                let rate = pgbench_ceiling(&cluster, sql, params, &settings)?;
                 ceiling = ceiling.max(rate);
             }
         }
@@ -273,7 +262,7 @@ async fn run() -> anyhow::Result<()> {
     }
     println!(
         "peak RSS of this process (server and load generator): {} MB",
-        peak_rss_kb()? / 1024
+        support::process::peak_rss_kb(std::process::id()) / 1024
     );
     Ok(())
 }
@@ -643,74 +632,29 @@ where
     })
 }
 
-/// pgbench running one statement (`$n` becomes `:pn`; an empty value is SQL NULL).
-fn run_pgbench(
+/// pgbench running one statement with its parameters (an empty value is SQL NULL).
+fn pgbench_ceiling(
     cluster: &EmbeddedCluster,
     sql: &str,
     params: &[String],
-    clients: usize,
-    seconds: u64,
+    settings: &Settings,
 ) -> anyhow::Result<f64> {
-    let mut line = sql.replace('\n', " ");
-    for n in (1..=params.len()).rev() {
-        let value = &params[n - 1];
-        let replacement = if value.is_empty() {
-            "NULL".to_string()
-        } else {
-            format!(":p{n}")
-        };
-        line = line.replace(&format!("${n}"), &replacement);
-    }
-    let script = std::env::temp_dir().join(format!("strs-api-{}.sql", std::process::id()));
-    std::fs::write(&script, format!("{line};\n"))?;
-    let mut command = std::process::Command::new(cluster.bindir().join("pgbench"));
-    command.args([
-        "-n",
-        "-M",
-        "prepared",
-        "-c",
-        &clients.to_string(),
-        "-j",
-        "2",
-    ]);
-    command.args(["-T", &seconds.to_string()]);
-    command.args([
-        "-h",
-        &cluster.socket_dir.to_string_lossy(),
-        "-p",
-        &cluster.port.to_string(),
-        "-U",
-        "postgres",
-    ]);
-    for (i, value) in params.iter().enumerate() {
-        if !value.is_empty() {
-            command.arg("-D").arg(format!("p{}={value}", i + 1));
-        }
-    }
-    let output = command.arg("-f").arg(&script).arg(DATABASE).output()?;
-    let _ = std::fs::remove_file(&script);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        bail!(
-            "pgbench failed: {}{}",
-            stdout,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    stdout
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("tps = ")
-                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        })
-        .context("no tps line in pgbench output")
-}
-
-fn peak_rss_kb() -> anyhow::Result<u64> {
-    let status = std::fs::read_to_string("/proc/self/status")?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .context("no VmHWM in /proc/self/status")
+    let values: Vec<Option<String>> = params
+        .iter()
+        .map(|v| (!v.is_empty()).then(|| v.clone()))
+        .collect();
+    let mut variables = Vec::new();
+    let script = support::pgbench::script_line(sql, &values, |n| format!("p{n}"), &mut variables);
+    support::pgbench::tps(
+        cluster,
+        DATABASE,
+        &script,
+        &variables,
+        &support::pgbench::Options {
+            clients: settings.concurrency,
+            seconds: settings.seconds,
+            protocol: "prepared",
+            custom_plans: false,
+        },
+    )
 }

@@ -17,6 +17,8 @@
 
 mod support;
 
+use support::process::env_or;
+
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
@@ -32,13 +34,6 @@ const SEED: u64 = 20_261_125;
 /// Entry bodies wrk posts from (one JSON document a line); it wraps around past the end.
 const ENTRY_PLAN: usize = 120_000;
 const MARK: &str = "strs-hot-mark:";
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() -> anyhow::Result<()> {
     let _ = tracing_subscriber::fmt()
@@ -219,7 +214,7 @@ async fn run() -> anyhow::Result<()> {
             best.1 = best.1.max(ceiling);
         }
     }
-    let serving_rss = peak_rss_kb(server.pid());
+    let serving_rss = support::process::peak_rss_kb(server.pid());
     drop(server);
 
     println!(
@@ -549,7 +544,8 @@ fn parse_parameters(detail: &str) -> anyhow::Result<Vec<Option<String>>> {
 fn fresh_ids(statement: &mut Statement, created: &str) {
     for (n, value) in statement.params.iter().enumerate().rev() {
         if value.as_deref() == Some(created) {
-            statement.sql = replace_parameter(&statement.sql, n + 1, "gen_random_uuid()");
+            statement.sql =
+                support::pgbench::replace_parameter(&statement.sql, n + 1, "gen_random_uuid()");
         }
     }
     for value in statement.params.iter_mut() {
@@ -557,25 +553,6 @@ fn fresh_ids(statement: &mut Statement, created: &str) {
             *value = None;
         }
     }
-}
-
-/// `$n` (not `$n0`...) replaced in `sql`.
-fn replace_parameter(sql: &str, n: usize, with: &str) -> String {
-    let needle = format!("${n}");
-    let mut out = String::with_capacity(sql.len());
-    let mut rest = sql;
-    while let Some(at) = rest.find(&needle) {
-        let after = &rest[at + needle.len()..];
-        out.push_str(&rest[..at]);
-        if after.starts_with(|c: char| c.is_ascii_digit()) {
-            out.push_str(&needle);
-        } else {
-            out.push_str(with);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }
 
 /// POSTs walk the entry plan from an offset (`-- <file> <offset> <threads>`), each wrk thread
@@ -696,11 +673,27 @@ async fn run_pgbench_for(
     let started: chrono::DateTime<chrono::Utc> = sqlx::query_scalar("SELECT clock_timestamp()")
         .fetch_one(pool)
         .await?;
-    let rate = run_pgbench(
+    let mut script = String::new();
+    let mut variables = Vec::new();
+    for (s, statement) in workload.statements.iter().enumerate() {
+        script.push_str(&support::pgbench::script_line(
+            &statement.sql,
+            &statement.params,
+            |n| format!("s{s}p{n}"),
+            &mut variables,
+        ));
+    }
+    let rate = support::pgbench::tps(
         cluster,
-        &workload.statements,
-        workload.custom_plans,
-        settings,
+        DATABASE,
+        &script,
+        &variables,
+        &support::pgbench::Options {
+            clients: settings.connections,
+            seconds: settings.seconds,
+            protocol: "prepared",
+            custom_plans: workload.custom_plans,
+        },
     )?;
     if let Load::Post { .. } = workload.load {
         sqlx::query("DELETE FROM space_time_entries WHERE created_at_tstamp_utc >= $1")
@@ -709,62 +702,6 @@ async fn run_pgbench_for(
             .await?;
     }
     Ok(rate)
-}
-
-fn run_pgbench(
-    cluster: &EmbeddedCluster,
-    statements: &[Statement],
-    custom_plans: bool,
-    settings: &Settings,
-) -> anyhow::Result<f64> {
-    let mut script = String::new();
-    let mut variables = Vec::new();
-    for (s, statement) in statements.iter().enumerate() {
-        let mut line = statement.sql.replace('\n', " ");
-        for (n, value) in statement.params.iter().enumerate().rev() {
-            let replacement = match value {
-                None => "NULL".to_string(),
-                Some(value) => {
-                    let name = format!("s{s}p{}", n + 1);
-                    variables.push((name.clone(), value.clone()));
-                    format!(":{name}")
-                }
-            };
-            line = replace_parameter(&line, n + 1, &replacement);
-        }
-        script.push_str(&line);
-        script.push_str(";\n");
-    }
-    let path = std::env::temp_dir().join(format!("strs-hot-{}.sql", std::process::id()));
-    std::fs::write(&path, script)?;
-    let mut command = Command::new(cluster.bindir().join("pgbench"));
-    command.args(["-n", "-M", "prepared", "-j", "2"]);
-    command.args(["-c", &settings.connections.to_string()]);
-    command.args(["-T", &settings.seconds.to_string()]);
-    command.args(["-h", &cluster.socket_dir.to_string_lossy()]);
-    command.args(["-p", &cluster.port.to_string(), "-U", "postgres"]);
-    if custom_plans {
-        command.env("PGOPTIONS", "-c plan_cache_mode=force_custom_plan");
-    }
-    for (name, value) in &variables {
-        command.arg("-D").arg(format!("{name}={value}"));
-    }
-    let output = command.arg("-f").arg(&path).arg(DATABASE).output()?;
-    let _ = std::fs::remove_file(&path);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        bail!(
-            "pgbench failed: {stdout}{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    stdout
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("tps = ")
-                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        })
-        .context("no tps line in pgbench output")
 }
 
 /// Processes everything the POSTs left pending with a server running the default loops: the
@@ -790,22 +727,9 @@ async fn process_backlog(
         remaining = pending().await?;
     }
     let elapsed = started.elapsed();
-    let rss = peak_rss_kb(server.pid());
+    let rss = support::process::peak_rss_kb(server.pid());
     drop(server);
     Ok((backlog - remaining, elapsed, rss))
-}
-
-/// VmHWM of a process in KiB (0 when it cannot be read).
-fn peak_rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn one_line(sql: &str, width: usize) -> String {

@@ -14,6 +14,8 @@
 
 mod support;
 
+use support::process::env_or;
+
 use anyhow::{Context, bail};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -31,13 +33,6 @@ const SEED: u64 = 20_261_125;
 const SLOT: &str = "strs_bench_scale_replica";
 /// Entry bodies generated for the posts of one run (each client posts from its own slice).
 const ENTRY_PLAN: usize = 100_000;
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn main() -> anyhow::Result<()> {
     let _ = tracing_subscriber::fmt()

@@ -12,6 +12,8 @@
 
 mod support;
 
+use support::process::env_or;
+
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
@@ -34,13 +36,6 @@ struct Settings {
     seconds: u64,
     concurrency: usize,
     rounds: usize,
-}
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 struct Shape {
@@ -380,80 +375,43 @@ async fn pgbench(
             .push(search::statement(request, &corrected).context("the shape matches no table")?);
     }
     let mut script = String::new();
-    let mut params = Vec::new();
+    let mut variables = Vec::new();
     for statement in statements {
         // Each statement's variables continue after the previous one's.
-        script.push_str(&pgbench_line(&statement.sql, params.len()));
-        params.extend(statement.params);
+        let offset = variables.len();
+        let values: Vec<Option<String>> = statement
+            .params
+            .iter()
+            .map(|p| Some(param_text(p)))
+            .collect();
+        script.push_str(&support::pgbench::script_line(
+            &statement.sql,
+            &values,
+            |n| format!("p{}", n + offset),
+            &mut variables,
+        ));
     }
-    run_pgbench(cluster, &script, &params, clients, seconds)
+    support::pgbench::tps(
+        cluster,
+        DATABASE,
+        &script,
+        &variables,
+        &support::pgbench::Options {
+            clients,
+            seconds,
+            protocol: "extended",
+            custom_plans: false,
+        },
+    )
 }
 
-/// One pgbench script line: `$n` becomes the variable `:p(n + offset)`, highest first so that `$1`
-/// never rewrites the start of `$10`.
-fn pgbench_line(sql: &str, offset: usize) -> String {
-    let mut line = sql.to_string();
-    for n in (1..=sql.matches('$').count()).rev() {
-        line = line.replace(&format!("${n}"), &format!(":p{}", n + offset));
+fn param_text(param: &Param) -> String {
+    match param {
+        Param::Text(v) => v.clone(),
+        Param::TextArray(v) => array_literal(v),
+        Param::Float(v) => v.to_string(),
+        Param::Int(v) => v.to_string(),
     }
-    format!("{line};\n")
-}
-
-fn run_pgbench(
-    cluster: &EmbeddedCluster,
-    script_text: &str,
-    params: &[Param],
-    clients: usize,
-    seconds: u64,
-) -> anyhow::Result<f64> {
-    let script = std::env::temp_dir().join(format!("strs-search-{}.sql", std::process::id()));
-    std::fs::write(&script, script_text)?;
-    let mut command = std::process::Command::new(cluster.bindir().join("pgbench"));
-    command.args([
-        "-n",
-        "-M",
-        "extended",
-        "-c",
-        &clients.to_string(),
-        "-j",
-        "2",
-        "-T",
-        &seconds.to_string(),
-    ]);
-    command.args([
-        "-h",
-        &cluster.socket_dir.to_string_lossy(),
-        "-p",
-        &cluster.port.to_string(),
-        "-U",
-        "postgres",
-    ]);
-    for (i, param) in params.iter().enumerate() {
-        let value = match param {
-            Param::Text(v) => v.clone(),
-            Param::TextArray(v) => array_literal(v),
-            Param::Float(v) => v.to_string(),
-            Param::Int(v) => v.to_string(),
-        };
-        command.arg("-D").arg(format!("p{}={value}", i + 1));
-    }
-    let output = command.arg("-f").arg(&script).arg(DATABASE).output()?;
-    let _ = std::fs::remove_file(&script);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        bail!(
-            "pgbench failed: {}{}",
-            stdout,
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-    stdout
-        .lines()
-        .find_map(|line| {
-            line.strip_prefix("tps = ")
-                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        })
-        .context("no tps line in pgbench output")
 }
 
 /// A PostgreSQL array literal with every element quoted (they may hold spaces, quotes, braces).

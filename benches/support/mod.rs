@@ -4,6 +4,10 @@
 #[allow(dead_code)]
 pub mod generator;
 #[allow(dead_code)]
+pub mod pgbench;
+#[allow(dead_code)]
 pub mod postgraphile;
+#[allow(dead_code)]
+pub mod process;
 #[allow(dead_code)]
 pub mod seeded;
