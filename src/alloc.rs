@@ -15,11 +15,17 @@ pub use mimalloc::MiMalloc;
 const ARENA_EAGER_COMMIT: mi_option_t = 4;
 const PURGE_DELAY: mi_option_t = 15;
 
-/// Commit arena memory when it is used, and purge freed memory without delay.
+/// Commit arena memory when it is used, and purge freed memory without delay. An option the
+/// operator set in the environment (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`, read
+/// by mimalloc itself at start-up) is left as given.
 pub fn tune() {
-    // SAFETY: mi_option_set only stores a value in mimalloc's option table.
-    unsafe {
-        mi_option_set(ARENA_EAGER_COMMIT, 0);
-        mi_option_set(PURGE_DELAY, 0);
+    for (option, variable, value) in [
+        (ARENA_EAGER_COMMIT, "MIMALLOC_ARENA_EAGER_COMMIT", 0),
+        (PURGE_DELAY, "MIMALLOC_PURGE_DELAY", 0),
+    ] {
+        if std::env::var_os(variable).is_none() {
+            // SAFETY: mi_option_set only stores a value in mimalloc's option table.
+            unsafe { mi_option_set(option, value) };
+        }
     }
 }
