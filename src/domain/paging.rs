@@ -57,4 +57,11 @@ impl<T> Page<T> {
             has_next_page,
         }
     }
+    /// The same page with each item mapped.
+    pub fn map<U>(self, item: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(item).collect(),
+            has_next_page: self.has_next_page,
+        }
+    }
 }

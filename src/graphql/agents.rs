@@ -13,6 +13,7 @@ use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, Object, Result, SimpleObject};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Graph edges of an agent.
@@ -55,7 +56,7 @@ impl Agent {
         super::provenance::touched_by(ctx, self.id, args).await
     }
     /// The owning principal, when there is one.
-    async fn principal(&self, ctx: &Context<'_>) -> Result<Option<Principal>> {
+    async fn principal(&self, ctx: &Context<'_>) -> Result<Option<Arc<Principal>>> {
         let Some(id) = self.principal_id else {
             return Ok(None);
         };
@@ -70,7 +71,7 @@ impl Agent {
         status: Option<crate::domain::EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, SpaceTimeEntry>> {
+    ) -> Result<Connection<String, Arc<SpaceTimeEntry>>> {
         let after_given = after.is_some();
         let params = paging::params(first, after)?;
         let key = AgentEntriesKey {
@@ -190,10 +191,12 @@ impl AgentQuery {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Agent>> {
+    ) -> Result<Connection<String, Arc<Agent>>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
-        let page = agents::list(state, paging::params(first, after)?).await?;
+        let page = agents::list(state, paging::params(first, after)?)
+            .await?
+            .map(Arc::new);
         super::loaders::remember(ctx, &page.items).await;
         Ok(paging::connection(page, |a| a.id, |a| a, after_given))
     }

@@ -15,6 +15,7 @@ use async_graphql::connection::Connection;
 use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, Object, Result, Union};
 use chrono::{DateTime, Utc};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Any canonical record.
@@ -33,7 +34,7 @@ pub async fn load_record(
     Ok(match table {
         CanonicalTable::Entities => load_entity(ctx, Some(id))
             .await?
-            .map(CanonicalRecord::Entity),
+            .map(|e| CanonicalRecord::Entity(Arc::unwrap_or_clone(e))),
         CanonicalTable::Listings => {
             let loader =
                 super::request_loaders::loader::<super::loaders::Cached<ListingLoader>>(ctx);
@@ -41,7 +42,7 @@ pub async fn load_record(
                 .load_one(id)
                 .await
                 .map_err(|e| (*e).clone())?
-                .map(CanonicalRecord::Listing)
+                .map(|l| CanonicalRecord::Listing(Arc::unwrap_or_clone(l)))
         }
         CanonicalTable::Requests => {
             let loader =
@@ -50,24 +51,27 @@ pub async fn load_record(
                 .load_one(id)
                 .await
                 .map_err(|e| (*e).clone())?
-                .map(CanonicalRecord::Request)
+                .map(|r| CanonicalRecord::Request(Arc::unwrap_or_clone(r)))
         }
     })
 }
 
-pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Entity>> {
+pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Arc<Entity>>> {
     let Some(id) = id else { return Ok(None) };
     let loader = super::request_loaders::loader::<super::loaders::Cached<EntityLoader>>(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
-pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Agent>> {
+pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Arc<Agent>>> {
     let Some(id) = id else { return Ok(None) };
     let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
-pub async fn contributions_to(ctx: &Context<'_>, target: Uuid) -> Result<Vec<LinkContribution>> {
+pub async fn contributions_to(
+    ctx: &Context<'_>,
+    target: Uuid,
+) -> Result<Vec<Arc<LinkContribution>>> {
     let loader = super::request_loaders::loader::<DataLoader<ContributionsByTarget>>(ctx);
     let found = loader.load_one(target).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
@@ -76,7 +80,7 @@ pub async fn contributions_to(ctx: &Context<'_>, target: Uuid) -> Result<Vec<Lin
 pub async fn contributions_of_entry(
     ctx: &Context<'_>,
     entry: Uuid,
-) -> Result<Vec<LinkContribution>> {
+) -> Result<Vec<Arc<LinkContribution>>> {
     let loader = super::request_loaders::loader::<DataLoader<ContributionsByEntry>>(ctx);
     let found = loader.load_one(entry).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
@@ -144,11 +148,11 @@ impl Entity {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<LinkContribution>> {
+    ) -> Result<Vec<Arc<LinkContribution>>> {
         super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, self.contact_agent_id).await
     }
     /// Notes on this entity that the caller may see, oldest first.
@@ -223,15 +227,15 @@ impl Listing {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<LinkContribution>> {
+    ) -> Result<Vec<Arc<LinkContribution>>> {
         super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, self.core.contact_agent_id).await
     }
     /// The entity offering this listing.
-    async fn provider(&self, ctx: &Context<'_>) -> Result<Option<Entity>> {
+    async fn provider(&self, ctx: &Context<'_>) -> Result<Option<Arc<Entity>>> {
         load_entity(ctx, self.provider_entity_id).await
     }
 }
@@ -265,15 +269,15 @@ impl CanonicalRequest {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<LinkContribution>> {
+    ) -> Result<Vec<Arc<LinkContribution>>> {
         super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
     /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, self.core.contact_agent_id).await
     }
     /// The entity asking, when known.
-    async fn requester(&self, ctx: &Context<'_>) -> Result<Option<Entity>> {
+    async fn requester(&self, ctx: &Context<'_>) -> Result<Option<Arc<Entity>>> {
         load_entity(ctx, self.requester_entity_id).await
     }
 }
@@ -282,7 +286,7 @@ impl CanonicalRequest {
 #[ComplexObject]
 impl LinkContribution {
     /// The entry that made this contribution.
-    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
         let loader = super::request_loaders::loader::<super::loaders::Cached<EntryLoader>>(ctx);
         let id = self.source_space_time_entry_id;
         loader.load_one(id).await.map_err(|e| (*e).clone())
@@ -292,7 +296,7 @@ impl LinkContribution {
         load_record(ctx, self.target_canonical_table, self.target_canonical_id).await
     }
     /// The target when it is an entity (a shortcut for `target { ... on Entity }`).
-    async fn entity(&self, ctx: &Context<'_>) -> Result<Option<Entity>> {
+    async fn entity(&self, ctx: &Context<'_>) -> Result<Option<Arc<Entity>>> {
         match self.target_canonical_table {
             CanonicalTable::Entities => load_entity(ctx, Some(self.target_canonical_id)).await,
             _ => Ok(None),

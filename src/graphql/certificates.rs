@@ -12,6 +12,7 @@ use crate::records::terms::TransactionTermsSignature;
 use crate::services::certificates;
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[ComplexObject]
@@ -20,7 +21,7 @@ impl CommittedTrustCertificate {
     async fn signature(&self, ctx: &Context<'_>) -> Result<Option<TransactionTermsSignature>> {
         load_one::<SignatureLoader>(ctx, self.transaction_terms_signature_id).await
     }
-    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.agent_id)).await
     }
     /// This certificate and its successors towards the head (`limit` 1 to 500, default 100).

@@ -14,13 +14,14 @@ use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Graph edges of an entry.
 #[ComplexObject]
 impl SpaceTimeEntry {
     /// The agent that published this entry.
-    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
         loader
             .load_one(self.agent_id)
@@ -33,7 +34,7 @@ impl SpaceTimeEntry {
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<LinkContribution>> {
+    ) -> Result<Vec<Arc<LinkContribution>>> {
         super::limits::first_of(contributions_of_entry(ctx, self.id).await?, first)
     }
     /// The canonical record this entry was linked to, if any.
@@ -112,11 +113,11 @@ impl EntryQuery {
         status: Option<EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, SpaceTimeEntry>> {
+    ) -> Result<Connection<String, Arc<SpaceTimeEntry>>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = entries::list(state, status, None, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |e| e.id, |e| e, after_given))
+        Ok(paging::connection(page, |e| e.id, Arc::new, after_given))
     }
 }
 

@@ -13,13 +13,14 @@ use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Graph edges of a note.
 #[ComplexObject]
 impl Note {
     /// The author, when the note was written with a key.
-    async fn author(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn author(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, self.created_by_agent_id).await
     }
 }

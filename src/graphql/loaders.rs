@@ -1,5 +1,9 @@
 //! Per-request DataLoaders: every edge of a page is fetched with one `= ANY($1)` per kind, never a
 //! query per row.
+//!
+//! Loaders hand out records behind `Arc`: async-graphql's DataLoader clones a value into its cache
+//! and once more for every resolver that asked for it, and cloning whole records (their JSON
+//! maps included) was a tenth of a nested query's time (docs/benchmarks.md).
 
 use crate::ctx::Ctx;
 use crate::db::agents::Agent;
@@ -26,13 +30,13 @@ macro_rules! id_loader {
         pub struct $loader(pub AppState);
 
         impl Loader<Uuid> for $loader {
-            type Value = $record;
+            type Value = Arc<$record>;
             type Error = LoadError;
-            async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, $record>, LoadError> {
+            async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Arc<$record>>, LoadError> {
                 let rows = $batch(&self.0, keys)
                     .await
                     .map_err(|e| Arc::new(e.into()))?;
-                Ok(rows.into_iter().map(|r| (r.id, r)).collect())
+                Ok(rows.into_iter().map(|r| (r.id, Arc::new(r))).collect())
             }
         }
     };
@@ -55,24 +59,34 @@ pub struct ContributionsByTarget(pub AppState);
 pub struct ContributionsByEntry(pub AppState);
 
 impl Loader<Uuid> for ContributionsByTarget {
-    type Value = Vec<LinkContribution>;
+    type Value = Vec<Arc<LinkContribution>>;
     type Error = LoadError;
-    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<LinkContribution>>, LoadError> {
+    async fn load(
+        &self,
+        keys: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<Arc<LinkContribution>>>, LoadError> {
         let rows = services::canonical::contributions_to(&self.0, keys)
             .await
             .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows, |c| vec![c.target_canonical_id]))
+        Ok(group_by(rows.into_iter().map(Arc::new), |c| {
+            vec![c.target_canonical_id]
+        }))
     }
 }
 
 impl Loader<Uuid> for ContributionsByEntry {
-    type Value = Vec<LinkContribution>;
+    type Value = Vec<Arc<LinkContribution>>;
     type Error = LoadError;
-    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<LinkContribution>>, LoadError> {
+    async fn load(
+        &self,
+        keys: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<Arc<LinkContribution>>>, LoadError> {
         let rows = services::canonical::contributions_from(&self.0, keys)
             .await
             .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows, |c| vec![c.source_space_time_entry_id]))
+        Ok(group_by(rows.into_iter().map(Arc::new), |c| {
+            vec![c.source_space_time_entry_id]
+        }))
     }
 }
 
@@ -119,7 +133,10 @@ impl Loader<Uuid> for DuplicatesByRecord {
     }
 }
 
-fn group_by<T: Clone>(rows: Vec<T>, keys: impl Fn(&T) -> Vec<Uuid>) -> HashMap<Uuid, Vec<T>> {
+fn group_by<T: Clone>(
+    rows: impl IntoIterator<Item = T>,
+    keys: impl Fn(&T) -> Vec<Uuid>,
+) -> HashMap<Uuid, Vec<T>> {
     let mut grouped: HashMap<Uuid, Vec<T>> = HashMap::new();
     for row in rows {
         for key in keys(&row) {
@@ -143,7 +160,7 @@ pub struct AgentEntriesKey {
 pub struct EntriesByAgent(pub AppState);
 
 impl Loader<AgentEntriesKey> for EntriesByAgent {
-    type Value = crate::domain::Page<SpaceTimeEntry>;
+    type Value = crate::domain::Page<Arc<SpaceTimeEntry>>;
     type Error = LoadError;
     async fn load(
         &self,
@@ -172,7 +189,7 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
                         limit,
                         after,
                     },
-                    page,
+                    page.map(Arc::new),
                 );
             }
         }
@@ -185,8 +202,8 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
 pub type Cached<T> = DataLoader<T, async_graphql::dataloader::HashMapCache>;
 
 /// A record whose id loader can be fed with what a list resolver already fetched.
-pub trait Remembered: Clone + Send + Sync + 'static {
-    type By: Loader<Uuid, Value = Self>;
+pub trait Remembered: Send + Sync + 'static {
+    type By: Loader<Uuid, Value = Arc<Self>>;
     fn key(&self) -> Uuid;
 }
 
@@ -206,11 +223,11 @@ impl Remembered for SpaceTimeEntry {
 
 /// Feeds records a list resolver fetched to the id loader of their type, so that edges pointing
 /// back at them (an entry's agent, a contribution's entry) cost no statement.
-pub async fn remember<T: Remembered>(ctx: &async_graphql::Context<'_>, records: &[T])
+pub async fn remember<T: Remembered>(ctx: &async_graphql::Context<'_>, records: &[Arc<T>])
 where
     Cached<T::By>: super::request_loaders::PerRequest,
 {
     super::request_loaders::loader::<Cached<T::By>>(ctx)
-        .feed_many(records.iter().map(|r| (r.key(), r.clone())))
+        .feed_many(records.iter().map(|r| (r.key(), Arc::clone(r))))
         .await;
 }

@@ -8,14 +8,15 @@ use crate::records::messages::{Message, MessageCreate};
 use crate::services::messages::{self, Direction, MessageSelection};
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[ComplexObject]
 impl Message {
-    async fn sender(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn sender(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.sender_agent_id)).await
     }
-    async fn recipient(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn recipient(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.recipient_agent_id)).await
     }
     /// The message this one answers (null when there is none).

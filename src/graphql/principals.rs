@@ -17,11 +17,16 @@ impl Principal {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Agent>> {
+    ) -> Result<Connection<String, std::sync::Arc<Agent>>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = agents::list_by_principal(state, self.id, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |a| a.id, |a| a, after_given))
+        Ok(paging::connection(
+            page,
+            |a| a.id,
+            std::sync::Arc::new,
+            after_given,
+        ))
     }
     /// Memberships of this principal, granted and pending, newest agent first; only its granted
     /// members may read them (same as GET /api/v1/principals/{principal_id}/members).

@@ -85,7 +85,7 @@ impl Provenance {
         &self,
         ctx: &Context<'_>,
         first: Option<i32>,
-    ) -> Result<Vec<LinkContribution>> {
+    ) -> Result<Vec<Arc<LinkContribution>>> {
         super::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
 }
@@ -93,7 +93,7 @@ impl Provenance {
 #[ComplexObject]
 impl FieldSource {
     /// The entry whose value the field holds.
-    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
         let loader = super::request_loaders::loader::<Cached<EntryLoader>>(ctx);
         loader
             .load_one(self.space_time_entry_id)
@@ -101,7 +101,7 @@ impl FieldSource {
             .map_err(|e| (*e).clone())
     }
     /// The agent that published it.
-    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.agent_id)).await
     }
 }

@@ -13,19 +13,20 @@ use crate::records::review::{ReviewCandidate, ReviewItem, ReviewResolutionInput}
 use crate::services::{merge, review};
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[ComplexObject]
 impl ReviewItem {
     /// The entry waiting for review.
-    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<SpaceTimeEntry>> {
+    async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
         super::request_loaders::loader::<Cached<EntryLoader>>(ctx)
             .load_one(self.space_time_entry_id)
             .await
             .map_err(|e| (*e).clone())
     }
     /// The agent that sent it.
-    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.agent_id)).await
     }
 }

@@ -15,11 +15,12 @@ use crate::records::terms::{
 use crate::services::terms;
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};
+use std::sync::Arc;
 use uuid::Uuid;
 
 #[ComplexObject]
 impl TransactionTerm {
-    async fn created_by(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn created_by(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.created_by_agent_id)).await
     }
     /// Signatures on these terms, newest first (at most 100).
@@ -40,10 +41,10 @@ impl TransactionTermsSignature {
     async fn term(&self, ctx: &Context<'_>) -> Result<Option<TransactionTerm>> {
         load_one::<TermLoader>(ctx, self.transaction_term_id).await
     }
-    async fn signed_by(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn signed_by(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, Some(self.signed_by_agent_id)).await
     }
-    async fn counterparty(&self, ctx: &Context<'_>) -> Result<Option<Agent>> {
+    async fn counterparty(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
         load_agent(ctx, self.counterparty_agent_id).await
     }
     /// Certificates committed on this signature, newest first (at most 100).
