@@ -20,6 +20,9 @@ pub const POOL_MAX: &str = "strs_db_pool_max_connections";
 pub const REPLICA_LAG: &str = "strs_db_replica_lag_seconds";
 pub const REPLICA_LAG_BYTES: &str = "strs_db_replica_lag_bytes";
 pub const REPLICA_IN_ROTATION: &str = "strs_db_replica_in_rotation";
+pub const BATCHED_READS: &str = "strs_db_batched_reads_total";
+pub const READ_BATCHES: &str = "strs_db_read_batches_total";
+pub const GRAPHQL_COMPILED: &str = "strs_graphql_compiled_answers_total";
 
 /// Latency buckets from 0.5 ms to 10 s: reads by id answer in well under a millisecond, a
 /// timed-out request in `request_timeout_secs`.
@@ -102,6 +105,18 @@ fn describe() {
         metrics::Unit::Bytes,
         "WAL bytes each read replica has yet to replay"
     );
+    metrics::describe_counter!(
+        BATCHED_READS,
+        "Reads by id of a canonical record, gathered into batches (db::batched)"
+    );
+    metrics::describe_counter!(
+        READ_BATCHES,
+        "Statements those reads took: reads over batches is the mean batch size"
+    );
+    metrics::describe_counter!(
+        GRAPHQL_COMPILED,
+        "GraphQL requests answered by a compiled plan instead of the executor (graphql::compiled)"
+    );
     metrics::describe_gauge!(
         REPLICA_IN_ROTATION,
         "1 when reads may go to the replica, 0 when it is down or lags too far"
@@ -162,6 +177,17 @@ fn intern(value: &str) -> &'static str {
     let leaked: &'static str = Box::leak(value.to_owned().into_boxed_str());
     set.insert(leaked);
     leaked
+}
+
+/// One statement of batched reads by id.
+pub fn record_read_batch(reads: usize) {
+    metrics::counter!(READ_BATCHES).increment(1);
+    metrics::counter!(BATCHED_READS).increment(reads as u64);
+}
+
+/// One GraphQL request answered by its document's compiled plan.
+pub fn record_compiled_answer() {
+    metrics::counter!(GRAPHQL_COMPILED).increment(1);
 }
 
 /// One transformer batch of this process.

@@ -62,6 +62,17 @@ pub const COLUMNS: &str = "id, entity_type, display_name, legal_name, descriptio
 const BY_ID: &str =
     const_format::concatcp!("SELECT ", COLUMNS, " FROM canonical.entities WHERE id = $1");
 
+impl super::batched::ById for Entity {
+    const SELECT_WHERE_ID_IN: &'static str =
+        const_format::concatcp!("SELECT ", COLUMNS, " FROM canonical.entities WHERE id IN ");
+    fn id(&self) -> Uuid {
+        self.id
+    }
+    fn batcher(batchers: &super::batched::Batchers) -> &super::batched::Batcher<Self> {
+        &batchers.entities
+    }
+}
+
 /// Works on the pool or inside a transaction.
 pub async fn get<'c>(
     executor: impl sqlx::PgExecutor<'c>,
@@ -288,12 +299,13 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
 /// merges); compare the returned id with the asked one. One primary-key lookup unless the record
-/// is a redirect (rare): only then is the merge chain followed.
-pub async fn get_following_merges<'c>(
-    pool: impl super::Reads<'c>,
+/// is a redirect (rare): only then is the merge chain followed. The lookup is batched with the
+/// concurrent reads by id of other requests (`db::batched`).
+pub async fn get_following_merges(
+    pool: &super::lean::LeanPool,
     id: Uuid,
 ) -> Result<Option<Entity>, sqlx::Error> {
-    match get(pool, id).await? {
+    match pool.by_id::<Entity>(id).await? {
         Some(redirect) if redirect.merged_into_id.is_some() => {
             sqlx::query_as(&super::canonical::following_merges_statement(
                 crate::domain::CanonicalTable::Entities,

@@ -9,6 +9,7 @@
 //! one before use only by the rule of `db::liveness`: idle for a while, or out since a
 //! connection failure was seen.
 
+use super::batched::{Batchers, ById};
 use super::liveness;
 use deadpool::managed::{self, Metrics, RecycleError, RecycleResult};
 use futures::TryStreamExt;
@@ -23,12 +24,16 @@ use std::time::Duration;
 /// The pool; `&LeanPool` is a sqlx executor (each statement on a connection checked out for
 /// it), like `&PgPool`, so the queries of `db` run on either.
 #[derive(Clone)]
-pub struct LeanPool(managed::Pool<Manager>);
+pub struct LeanPool {
+    connections: managed::Pool<Manager>,
+    /// Reads by id of concurrent requests, gathered per record kind (`db::batched`).
+    batchers: std::sync::Arc<Batchers>,
+}
 
 impl std::fmt::Debug for LeanPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LeanPool")
-            .field("status", &self.0.status())
+            .field("status", &self.connections.status())
             .finish()
     }
 }
@@ -38,7 +43,7 @@ pub type LeanConnection = managed::Object<Manager>;
 impl LeanPool {
     /// A connection, or the error sqlx's own pool would have given.
     pub async fn acquire(&self) -> Result<LeanConnection, sqlx::Error> {
-        self.0.get().await.map_err(|error| match error {
+        self.connections.get().await.map_err(|error| match error {
             managed::PoolError::Backend(error) => error,
             managed::PoolError::Closed => sqlx::Error::PoolClosed,
             managed::PoolError::Timeout(_)
@@ -47,9 +52,14 @@ impl LeanPool {
         })
     }
 
+    /// The record with this id, its read batched with the concurrent reads of its kind.
+    pub async fn by_id<T: ById>(&self, id: uuid::Uuid) -> Result<Option<T>, sqlx::Error> {
+        T::batcher(&self.batchers).get(self, id).await
+    }
+
     /// Open connections, idle ones, and the most there may be.
     pub fn usage(&self) -> (usize, usize, usize) {
-        let status = self.0.status();
+        let status = self.connections.status();
         (status.size, status.available, status.max_size)
     }
 }
@@ -93,15 +103,20 @@ pub fn pool(
     max_connections: u32,
     acquire_timeout: Duration,
 ) -> anyhow::Result<LeanPool> {
-    Ok(LeanPool(
-        managed::Pool::builder(Manager { options })
+    // As many batches of a kind in flight as the database has cores to run them (assumed like
+    // ours), at least two, and never more than the pool can serve.
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let slots = cores.max(2).min(max_connections.max(1) as usize);
+    Ok(LeanPool {
+        connections: managed::Pool::builder(Manager { options })
             .max_size(max_connections as usize)
             .wait_timeout(Some(acquire_timeout))
             .create_timeout(Some(acquire_timeout))
             .recycle_timeout(Some(acquire_timeout))
             .runtime(deadpool::Runtime::Tokio1)
             .build()?,
-    ))
+        batchers: std::sync::Arc::new(Batchers::new(slots)),
+    })
 }
 
 /// Each statement on a connection checked out for it, as `&PgPool` does. Rows are gathered before

@@ -94,12 +94,13 @@ pub async fn get<'c, R: OfferRecord>(
 
 /// The record an id answers with: itself, or the record it was merged into (following up to ten
 /// merges); compare the returned id with the asked one. One primary-key lookup unless the record
-/// is a redirect (rare): only then is the merge chain followed.
-pub async fn get_following_merges<'c, R: OfferRecord>(
-    pool: impl super::Reads<'c>,
+/// is a redirect (rare): only then is the merge chain followed. The lookup is batched with the
+/// concurrent reads by id of other requests (`db::batched`).
+pub async fn get_following_merges<R: OfferRecord + super::batched::ById>(
+    pool: &super::lean::LeanPool,
     id: Uuid,
 ) -> Result<Option<R>, sqlx::Error> {
-    match get::<R>(pool, id).await? {
+    match pool.by_id::<R>(id).await? {
         Some(redirect) if redirect.core().merged_into_id.is_some() => {
             let t = &R::TABLE;
             sqlx::query_as(&super::canonical::following_merges_statement(

@@ -13,6 +13,17 @@ pub const COLUMNS: &str = "id, created_by_agent_id, principal_id, requester_enti
     context_l1_common, context_l2_specific, context_l2_available_features, created_at_tstamp_utc, \
     updated_at_tstamp_utc";
 
+impl super::batched::ById for CanonicalRequest {
+    const SELECT_WHERE_ID_IN: &'static str =
+        const_format::concatcp!("SELECT ", COLUMNS, " FROM canonical.requests WHERE id IN ");
+    fn id(&self) -> uuid::Uuid {
+        self.id
+    }
+    fn batcher(batchers: &super::batched::Batchers) -> &super::batched::Batcher<Self> {
+        &batchers.requests
+    }
+}
+
 impl OfferRecord for CanonicalRequest {
     const TABLE: OfferTable = OfferTable {
         kind: CanonicalTable::Requests,
