@@ -5,7 +5,6 @@ use super::limits::LimitedSchema;
 use crate::error::AppError;
 use crate::rest::extract::{context, parse_json, read_body, require_json};
 use crate::state::AppState;
-use async_graphql::Executor;
 use async_graphql::parser::types::OperationType;
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
@@ -93,13 +92,48 @@ pub async fn graphql_get(
     Ok(execute(&state, &schema, request, ctx).await)
 }
 
+/// Runs a request by its document's compiled plan when it has one (`graphql::compiled`), through
+/// async-graphql otherwise; an answer without errors teaches the document's plan.
 async fn execute(
     state: &AppState,
     schema: &LimitedSchema,
-    request: async_graphql::Request,
+    mut request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
 ) -> Response {
-    let mut request = request;
+    let admitted = match schema.admit(&mut request) {
+        Ok(admitted) => admitted,
+        Err(refused) => {
+            return Json(async_graphql::Response::from_errors(vec![refused])).into_response();
+        }
+    };
+    if let Some(plan) = admitted.plan()
+        && let Some(body) = plan.run(state, &request.variables).await
+    {
+        crate::telemetry::record_compiled_answer();
+        return json_body(body);
+    }
+    let learning = admitted
+        .undecided()
+        .then(|| (admitted.clone(), request.variables.clone()));
     request.data = super::request_data(state, ctx);
-    Json(schema.execute(request).await).into_response()
+    let response = schema.execute_admitted(request, admitted).await;
+    let Some((admitted, variables)) = learning.filter(|_| response.is_ok()) else {
+        return Json(response).into_response();
+    };
+    let Ok(body) = serde_json::to_vec(&response) else {
+        return Json(response).into_response();
+    };
+    admitted.learn(schema, state, &variables, &body).await;
+    json_body(body)
+}
+
+fn json_body(body: Vec<u8>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }

@@ -19,11 +19,15 @@
 //! every response through the extension chain (a third of a read by id's time).
 
 use super::AppSchema;
+use super::compiled::{Plan, Types};
+use crate::state::AppState;
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
-use async_graphql::{Data, Executor, Positioned, Request, Response, ServerError, ServerResult};
+use async_graphql::{
+    Data, Executor, Positioned, Request, Response, ServerError, ServerResult, Variables,
+};
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub const MAX_DEPTH: usize = 12;
 /// Like GitHub's node limit: the product of the page sizes, summed over the document.
@@ -76,23 +80,79 @@ pub fn list_cost(max: Option<i64>, default: usize, child_complexity: usize) -> u
     size.saturating_mul(child_complexity).saturating_add(1)
 }
 
-/// The schema behind its gate: the one executor every transport uses.
+/// The schema behind its gate: the one executor every transport uses. One reference count to
+/// clone: every request takes a copy from the router's extensions.
 #[derive(Clone)]
-pub struct LimitedSchema {
+pub struct LimitedSchema(Arc<Gate>);
+
+pub struct Gate {
     schema: AppSchema,
     parsed: Arc<DocumentCache>,
     persisted: super::persisted::PersistedQueries,
+    /// The schema's output types, for compiling plans (`graphql::compiled`).
+    types: Arc<Types>,
 }
 
-type DocumentCache = quick_cache::sync::Cache<String, Arc<ExecutableDocument>>;
+type DocumentCache = quick_cache::sync::Cache<String, Arc<Admitted>>;
+
+/// A document that passed the gate, and what was learnt of it.
+pub struct Admitted {
+    document: ExecutableDocument,
+    /// Kept in the cache, so met again.
+    cached: bool,
+    /// Decided after the document's first answer without errors: the plan, or `None` when the
+    /// document does not compile or its plan did not reproduce that answer.
+    plan: OnceLock<Option<Plan>>,
+}
+
+impl Admitted {
+    /// The plan this document runs by, once one was learnt.
+    pub fn plan(&self) -> Option<&Plan> {
+        self.plan.get().and_then(Option::as_ref)
+    }
+
+    /// Whether the document's plan (or that it has none) is still to be learnt: only a cached
+    /// document is worth a plan.
+    pub fn undecided(&self) -> bool {
+        self.cached && self.plan.get().is_none()
+    }
+
+    /// After an answer of the executor: compiles the document and keeps the plan if running it
+    /// gives that very answer (`body`, as serialised for the client).
+    pub async fn learn(
+        &self,
+        schema: &LimitedSchema,
+        state: &AppState,
+        variables: &Variables,
+        body: &[u8],
+    ) {
+        if self.plan.get().is_some() {
+            return;
+        }
+        let plan = match Plan::compile(&self.document, &schema.types) {
+            Some(plan) if plan.run(state, variables).await.as_deref() == Some(body) => Some(plan),
+            _ => None,
+        };
+        let _ = self.plan.set(plan);
+    }
+}
+
+impl std::ops::Deref for LimitedSchema {
+    type Target = Gate;
+    fn deref(&self) -> &Gate {
+        &self.0
+    }
+}
 
 impl LimitedSchema {
     pub fn new(schema: AppSchema) -> LimitedSchema {
-        LimitedSchema {
+        let types = Arc::new(Types::from_sdl(&schema.sdl()));
+        LimitedSchema(Arc::new(Gate {
             schema,
             parsed: Arc::new(DocumentCache::new(CACHED_DOCUMENTS)),
             persisted: Default::default(),
-        }
+            types,
+        }))
     }
 
     /// Fills in an automatic persisted query's document from its hash (`graphql::persisted`).
@@ -101,24 +161,40 @@ impl LimitedSchema {
     }
 
     /// Resolves a persisted query, parses the document (or takes it from the cache) and checks
-    /// its shape.
-    fn admit(&self, request: &mut Request) -> ServerResult<()> {
+    /// its shape. Documents up to `MAX_CACHED_DOCUMENT_BYTES` are kept for the next request.
+    pub fn admit(&self, request: &mut Request) -> ServerResult<Arc<Admitted>> {
         self.persisted.resolve(request)?;
-        if let Some(document) = self.parsed.get(request.query.as_str()) {
-            route_reads(&document, request.operation_name.as_deref());
-            request.set_parsed_query(document.as_ref().clone());
-            return Ok(());
+        if let Some(admitted) = self.parsed.get(request.query.as_str()) {
+            route_reads(&admitted.document, request.operation_name.as_deref());
+            return Ok(admitted);
         }
         let document = async_graphql::parser::parse_query(&request.query)
             .map_err(|e| with_code(e.into(), "GRAPHQL_PARSE_FAILED"))?;
         check_shape(&document)?;
-        if request.query.len() <= MAX_CACHED_DOCUMENT_BYTES {
-            self.parsed
-                .insert(request.query.clone(), Arc::new(document.clone()));
-        }
         route_reads(&document, request.operation_name.as_deref());
+        let cached = request.query.len() <= MAX_CACHED_DOCUMENT_BYTES;
+        let admitted = Arc::new(Admitted {
+            document,
+            cached,
+            plan: OnceLock::new(),
+        });
+        if cached {
+            self.parsed.insert(request.query.clone(), admitted.clone());
+        }
+        Ok(admitted)
+    }
+
+    /// Runs a request `admit` has let through, on async-graphql's executor.
+    pub async fn execute_admitted(
+        &self,
+        mut request: Request,
+        admitted: Arc<Admitted>,
+    ) -> Response {
+        // async-graphql takes the document: a cached one is copied, an uncached one moved.
+        let document = Arc::try_unwrap(admitted)
+            .map_or_else(|shared| shared.document.clone(), |own| own.document);
         request.set_parsed_query(document);
-        Ok(())
+        label(self.schema.execute(request).await)
     }
 }
 
@@ -140,10 +216,10 @@ fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) {
 
 impl Executor for LimitedSchema {
     async fn execute(&self, mut request: Request) -> Response {
-        if let Err(refused) = self.admit(&mut request) {
-            return Response::from_errors(vec![refused]);
+        match self.admit(&mut request) {
+            Ok(admitted) => self.execute_admitted(request, admitted).await,
+            Err(refused) => Response::from_errors(vec![refused]),
         }
-        label(self.schema.execute(request).await)
     }
 
     fn execute_stream(
@@ -151,9 +227,12 @@ impl Executor for LimitedSchema {
         mut request: Request,
         session_data: Option<Arc<Data>>,
     ) -> BoxStream<'static, Response> {
-        if let Err(refused) = self.admit(&mut request) {
-            return futures::stream::once(async move { Response::from_errors(vec![refused]) })
-                .boxed();
+        match self.admit(&mut request) {
+            Ok(admitted) => request.set_parsed_query(admitted.document.clone()),
+            Err(refused) => {
+                return futures::stream::once(async move { Response::from_errors(vec![refused]) })
+                    .boxed();
+            }
         }
         Executor::execute_stream(&self.schema, request, session_data)
             .map(label)

@@ -3,6 +3,7 @@
 mod agents;
 mod canonical;
 mod certificates;
+mod compiled;
 mod dealing_loaders;
 mod docs;
 mod entries;

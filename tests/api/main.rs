@@ -15,6 +15,7 @@ mod explorer;
 mod faults;
 mod feedback;
 mod graphql_api;
+mod graphql_compiled;
 mod graphql_documents;
 mod graphql_graph;
 mod graphql_limits;
