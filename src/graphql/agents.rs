@@ -1,5 +1,6 @@
 //! Agent and API key types, queries and mutations.
 
+use super::batching::DataLoader;
 use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group};
 use super::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
 use super::{ctx_parts, paging};
@@ -11,7 +12,6 @@ use crate::records::terms::{TransactionTerm, TransactionTermsSignature};
 use crate::services::messages::{Direction, MessageSelection};
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, Object, Result, SimpleObject};
 use std::sync::Arc;
 use uuid::Uuid;

@@ -1,5 +1,6 @@
 //! Canonical entities, listings, requests and their provenance, as a graph.
 
+use super::batching::DataLoader;
 use super::loaders::{
     AgentLoader, ContributionsByEntry, ContributionsByTarget, EntityLoader, EntryLoader,
     ListingLoader, RequestLoader,
@@ -12,7 +13,6 @@ use crate::records::canonical::{CanonicalRequest, Entity, LinkContribution, List
 use crate::records::entries::SpaceTimeEntry;
 use crate::services::{canonical, history};
 use async_graphql::connection::Connection;
-use async_graphql::dataloader::DataLoader;
 use async_graphql::{ComplexObject, Context, Object, Result, Union};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;

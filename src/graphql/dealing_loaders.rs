@@ -2,6 +2,7 @@
 //! what the caller may see carry the request's `Ctx`; grouped loaders return at most the services'
 //! `EDGE_LIMIT` records per key, newest first, in one statement per batch.
 
+use super::batching::DataLoader;
 use crate::ctx::Ctx;
 use crate::db::certificates::CertificateKey;
 use crate::db::signatures::SignatureKey;
@@ -10,7 +11,7 @@ use crate::records::messages::Message;
 use crate::records::terms::{TransactionTerm, TransactionTermsSignature};
 use crate::services::{certificates, messages, terms};
 use crate::state::AppState;
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::Loader;
 use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;

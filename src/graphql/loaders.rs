@@ -17,7 +17,7 @@ use crate::db::requests::CanonicalRequest;
 use crate::db::signals::{DuplicateCandidate, Signal};
 use crate::services;
 use crate::state::AppState;
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::Loader;
 use std::collections::HashMap;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -199,11 +199,11 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
 
 /// An id loader that remembers, for one request, what it loaded and what resolvers fed it: the
 /// records a list already fetched are not fetched again one level down.
-pub type Cached<T> = DataLoader<T, async_graphql::dataloader::HashMapCache>;
+pub use super::batching::Cached;
 
 /// A record whose id loader can be fed with what a list resolver already fetched.
 pub trait Remembered: Send + Sync + 'static {
-    type By: Loader<Uuid, Value = Arc<Self>>;
+    type By: Loader<Uuid, Value = Arc<Self>, Error = LoadError>;
     fn key(&self) -> Uuid;
 }
 

@@ -1,6 +1,7 @@
 //! The GraphQL schema: a navigable graph over the same service functions the REST routes call.
 
 mod agents;
+mod batching;
 mod canonical;
 mod certificates;
 mod compiled;

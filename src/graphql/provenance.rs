@@ -1,6 +1,7 @@
 //! Provenance on the graph: a record's field sources (which entry and agent set each field) next
 //! to its contributions, and an agent's influence. Batched per request like every other edge.
 
+use super::batching::DataLoader;
 use super::canonical::{CanonicalRecord, contributions_to, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader, LoadError};
 use crate::domain::CanonicalTable;
@@ -12,7 +13,7 @@ use crate::records::provenance::{AgentInfluence, FieldSource, TouchedRecord};
 use crate::services::{provenance, touched};
 use crate::state::AppState;
 use async_graphql::connection::{Connection, Edge};
-use async_graphql::dataloader::{DataLoader, Loader};
+use async_graphql::dataloader::Loader;
 use async_graphql::{ComplexObject, Context, Object, Result};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -3,13 +3,14 @@
 //! handle, cache and allocation) was a measurable share of a small query's time
 //! (docs/benchmarks.md). Loaders, their caches and what they may show live for one request only.
 
+use super::batching::DataLoader;
 use super::dealing_loaders::*;
 use super::loaders::*;
 use super::provenance::{FieldSourcesByRecord, InfluenceByAgent, TouchedByAgent};
 use crate::ctx::Ctx;
 use crate::state::AppState;
 use async_graphql::Context;
-use async_graphql::dataloader::{DataLoader, HashMapCache, Loader};
+use async_graphql::dataloader::Loader;
 use std::sync::OnceLock;
 use uuid::Uuid;
 
@@ -25,18 +26,12 @@ pub fn loader<'a, T: PerRequest>(ctx: &Context<'a>) -> &'a T {
     T::cell(all).get_or_init(|| T::build(&all.state, &all.ctx))
 }
 
-fn plain<T: Loader<K>, K: Send + Sync + std::hash::Hash + Eq + Clone + 'static>(
-    loader: T,
-) -> DataLoader<T> {
-    DataLoader::new(loader, crate::services::read_route::spawner())
+fn plain<T: Send + Sync + 'static>(loader: T) -> DataLoader<T> {
+    DataLoader::forgetting(loader)
 }
 
 fn remembering<T: Loader<Uuid>>(loader: T) -> Cached<T> {
-    DataLoader::with_cache(
-        loader,
-        crate::services::read_route::spawner(),
-        HashMapCache::default(),
-    )
+    DataLoader::remembering(loader)
 }
 
 macro_rules! request_loaders {
@@ -103,7 +98,7 @@ request_loaders! {
 /// Empties the id loaders' caches that were built: a subscription delivers each event with
 /// fresh reads, not with what the connection loaded for an earlier one.
 pub fn forget(ctx: &Context<'_>) {
-    fn clear<T: Loader<Uuid>>(cell: &OnceLock<Cached<T>>) {
+    fn clear<T: Loader<Uuid, Error = LoadError>>(cell: &OnceLock<Cached<T>>) {
         if let Some(loader) = cell.get() {
             loader.clear::<Uuid>();
         }

@@ -5,8 +5,8 @@
 //! (the credential lookup on the primary tells, `auth::authenticate`); writes, GraphQL mutations,
 //! MCP calls, background work and subscriptions read the primary. Services ask `reads(state)` /
 //! `search_reads(state)` for their pool, so the choice lives here and not in every call site.
-//! The decision travels with the request's task (a task-local), and DataLoaders spawned by the
-//! request carry it into their own tasks (`spawner`).
+//! The decision travels with the request's task (a task-local); the GraphQL batch loaders run
+//! their batches in that task (`graphql::batching`), so their reads follow it too.
 //!
 //! Each process measures its replicas every `STRS_REPLICA_CHECK_MS` (`monitor`): a replica that
 //! is unreachable, not a standby, or further behind than `STRS_REPLICA_MAX_LAG_MS` leaves the
@@ -60,24 +60,6 @@ pub fn writing() {
 
 fn replica_allowed() -> bool {
     ROUTE.try_with(|r| r.replica_allowed.get()).unwrap_or(false)
-}
-
-/// A spawner for the request's DataLoaders that carries the request's decision into the tasks
-/// they spawn (a task-local does not cross `tokio::spawn` by itself).
-pub fn spawner() -> impl Fn(futures::future::BoxFuture<'static, ()>) -> tokio::task::JoinHandle<()>
-+ Send
-+ Sync
-+ 'static {
-    let allowed = replica_allowed();
-    move |future| {
-        tokio::spawn(ROUTE.scope(
-            RequestRoute {
-                replica_allowed: Cell::new(allowed),
-                wrote: Cell::new(false),
-            },
-            future,
-        ))
-    }
 }
 
 /// The pool for a read that tolerates replica lag (`db::lean`: connections go back without a
