@@ -91,6 +91,16 @@ impl Agent {
         super::loaders::remember(ctx, &page.items).await;
         Ok(paging::connection(page, |e| e.id, |e| e, after_given))
     }
+    /// This agent's API keys, newest first (metadata only: a raw key is shown once, when it
+    /// is created): only for the agent itself (null for others).
+    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
+    async fn api_keys(&self, ctx: &Context<'_>) -> Result<Option<Vec<ApiKey>>> {
+        let (state, rctx) = ctx_parts(ctx);
+        if rctx.actor.as_ref().map(|a| a.agent_id) != Some(self.id) {
+            return Ok(None);
+        }
+        Ok(Some(api_keys::list_mine(state, rctx).await?))
+    }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn sent_messages(

@@ -355,3 +355,53 @@ async fn entities_near_a_point_come_nearest_first_in_pages_with_their_distance()
     );
     assert_eq!(error["extensions"]["detail"].as_array().unwrap().len(), 3);
 }
+
+#[tokio::test]
+async fn an_agent_sees_its_own_api_keys_on_the_graph_and_nobody_else_does() {
+    let app = TestApp::new().await;
+    let (me, key) = app.register("Key Holder").await;
+    let (other, other_key) = app.register("Key Onlooker").await;
+    let created = app
+        .post_as(
+            "/api/v1/agents/me/api-keys",
+            json!({"scopes": ["space_time_entries:write"]}),
+            &key,
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let document = "query($id: UUID!) { agent(id: $id) { id apiKeys { id status scopes } } }";
+
+    let own = app.graphql(document, json!({"id": me}), Some(&key)).await;
+    let keys = own.body["data"]["agent"]["apiKeys"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", own.text));
+    assert_eq!(keys.len(), 2, "{}", own.text);
+    assert_eq!(keys[0]["id"], created.body["key"]["id"], "newest first");
+    assert!(!own.text.contains("str_"), "never a raw key: {}", own.text);
+    let rest = app.get_as("/api/v1/agents/me/api-keys", &key).await;
+    let rest_ids: Vec<&Value> = rest
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| &k["id"])
+        .collect();
+    let graph_ids: Vec<&Value> = keys.iter().map(|k| &k["id"]).collect();
+    assert_eq!(rest_ids, graph_ids);
+
+    for (asker, bearer) in [(other, Some(other_key.as_str())), (me, None)] {
+        let answer = app
+            .graphql(
+                document,
+                json!({"id": if bearer.is_some() { me } else { asker }}),
+                bearer,
+            )
+            .await;
+        assert!(answer.body["errors"].is_null(), "{}", answer.text);
+        assert!(
+            answer.body["data"]["agent"]["apiKeys"].is_null(),
+            "{}",
+            answer.text
+        );
+    }
+}
