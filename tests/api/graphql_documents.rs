@@ -65,13 +65,11 @@ async fn every_committed_operation_document_runs_without_errors() {
         )
         .await;
     assert_eq!(sent.status, 201, "{}", sent.text);
-    let variables = json!({
+    // What the variables files' `{{name}}` placeholders stand for: ids made by the seeding above.
+    let seeded = json!({
         "entityId": entity_id,
         "entryId": created["space_time_entry_id"],
         "agentId": agent_id,
-        "query": "plumbing",
-        "latitude": 53.4808,
-        "longitude": -2.2426,
     });
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("graphql");
     let mut documents: Vec<_> = std::fs::read_dir(&dir)
@@ -87,8 +85,9 @@ async fn every_committed_operation_document_runs_without_errors() {
     );
     for path in documents {
         let document = std::fs::read_to_string(&path).unwrap();
+        let variables = variables_for(&path, &seeded);
         // As the dashboard's own agent: an inbox needs its bearer; public reads ignore it.
-        let r = app.graphql(&document, variables.clone(), Some(&key)).await;
+        let r = app.graphql(&document, variables, Some(&key)).await;
         assert!(
             r.body.get("errors").is_none(),
             "{}: {}",
@@ -106,6 +105,61 @@ async fn every_committed_operation_document_runs_without_errors() {
         );
         check_snapshot(&path, &r.body);
     }
+}
+
+/// The variables file next to an operation (`<name>.variables.json`), its `{{name}}` placeholders
+/// replaced by the seeded ids; every operation has one, and it names every variable the
+/// operation declares without a default.
+fn variables_for(document: &std::path::Path, seeded: &Value) -> Value {
+    let file = document.with_extension("variables.json");
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|_| {
+        panic!(
+            "{} has no variables file {}",
+            document.display(),
+            file.display()
+        )
+    });
+    let mut variables: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    for value in variables.as_object_mut().expect("an object").values_mut() {
+        if let Some(name) = value
+            .as_str()
+            .and_then(|v| v.strip_prefix("{{"))
+            .and_then(|v| v.strip_suffix("}}"))
+            .map(str::to_string)
+        {
+            let name = name.as_str();
+            *value = seeded[name].clone();
+            assert!(
+                !value.is_null(),
+                "{}: no seeded value for {name}",
+                file.display()
+            );
+        }
+    }
+    let declared = std::fs::read_to_string(document).unwrap();
+    let header = declared
+        .lines()
+        .find(|l| l.starts_with("query"))
+        .unwrap_or("");
+    for part in header.split('$').skip(1) {
+        let name: String = part.chars().take_while(|c| c.is_alphanumeric()).collect();
+        let has_default = part
+            .split(')')
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .next()
+            .unwrap_or("")
+            .contains('=');
+        assert!(
+            has_default || variables.get(&name).is_some(),
+            "{} declares ${name} without a default; {} does not give it",
+            document.display(),
+            file.display()
+        );
+    }
+    variables
 }
 
 fn check_snapshot(document: &std::path::Path, answer: &Value) {
