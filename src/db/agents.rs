@@ -100,15 +100,45 @@ pub async fn get_many<'c>(
         .await
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM agents WHERE ($1::uuid IS NULL OR id < $1) ORDER BY id DESC LIMIT $2"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     params: &ListParams,
 ) -> Result<Vec<Agent>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM agents WHERE ($1::uuid IS NULL OR id < $1) ORDER BY id DESC LIMIT $2"
-    ))
-    .bind(params.after)
-    .bind(params.fetch_limit())
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(pool: impl super::Reads<'c>) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
+}
+
+/// How many agents each of `principals` has, each counted up to `COUNT_CAP + 1`, in one
+/// statement.
+pub async fn count_by_principals<'c>(
+    pool: impl super::Reads<'c>,
+    principals: &[Uuid],
+) -> sqlx::Result<Vec<(Uuid, i64)>> {
+    sqlx::query_as(
+        "SELECT principal.id, (SELECT count(*) FROM (
+             SELECT 1 FROM agents WHERE principal_id = principal.id LIMIT $2) AS counted)
+         FROM unnest($1::uuid[]) AS principal(id)",
+    )
+    .bind(principals)
+    .bind(super::COUNT_CAP + 1)
     .fetch_all(pool)
     .await
 }

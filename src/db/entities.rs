@@ -97,20 +97,34 @@ pub async fn get_many<'c>(
     .await
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM canonical.entities
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     status: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<Entity>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical.entities
-         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
-    ))
-    .bind(status)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(status)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(pool: impl super::Reads<'c>, status: Option<&str>) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(status)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
 }
 
 /// A record locked for the rest of the transaction, with what merging needs beyond its public fields.

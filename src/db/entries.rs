@@ -166,22 +166,61 @@ pub async fn get_many<'c>(
     .await
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM space_time_entries e
+         WHERE ($1::text IS NULL OR e.status = $1) AND ($2::uuid IS NULL OR e.agent_id = $2)
+           AND ($3::uuid IS NULL OR e.id < $3)
+         ORDER BY e.id DESC LIMIT $4"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     status: Option<EntryStatus>,
     agent_id: Option<Uuid>,
     params: &ListParams,
 ) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM space_time_entries e
-         WHERE ($1::text IS NULL OR e.status = $1) AND ($2::uuid IS NULL OR e.agent_id = $2)
-           AND ($3::uuid IS NULL OR e.id < $3)
-         ORDER BY e.id DESC LIMIT $4"
-    ))
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(status)
+        .bind(agent_id)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(
+    pool: impl super::Reads<'c>,
+    status: Option<EntryStatus>,
+    agent_id: Option<Uuid>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("e.id")))
+        .bind(status)
+        .bind(agent_id)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
+}
+
+/// How many entries each of `agents` has (with the status, when given), each counted up to
+/// `COUNT_CAP + 1`, in one statement.
+pub async fn count_for_agents<'c>(
+    pool: impl super::Reads<'c>,
+    agents: &[Uuid],
+    status: Option<EntryStatus>,
+) -> sqlx::Result<Vec<(Uuid, i64)>> {
+    sqlx::query_as(
+        "SELECT agent.id, (SELECT count(*) FROM (
+             SELECT 1 FROM space_time_entries e
+             WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2) LIMIT $3) AS counted)
+         FROM unnest($1::uuid[]) AS agent(id)",
+    )
+    .bind(agents)
     .bind(status)
-    .bind(agent_id)
-    .bind(params.after)
-    .bind(params.fetch_limit())
+    .bind(super::COUNT_CAP + 1)
     .fetch_all(pool)
     .await
 }

@@ -69,13 +69,9 @@ pub struct MessageFilter {
 
 /// Newest first. Sent and received messages come from two index scans (sender, then recipient),
 /// each stopping at the page size, merged by id: no scan of a large inbox.
-pub async fn list<'c>(
-    pool: impl super::Reads<'c>,
-    f: &MessageFilter,
-    params: &ListParams,
-) -> Result<Vec<Message>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM (
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM (
             (SELECT {COLUMNS} FROM messages
              WHERE $6 AND sender_agent_id = $1 AND NOT $3 AND ($2::uuid IS NULL OR recipient_agent_id = $2)
                AND ($4::uuid IS NULL OR id < $4)
@@ -86,16 +82,38 @@ pub async fn list<'c>(
                AND (NOT $3 OR read_at_tstamp_utc IS NULL) AND ($4::uuid IS NULL OR id < $4)
              ORDER BY id DESC LIMIT $5)
          ) both_ways ORDER BY id DESC LIMIT $5"
-    ))
-    .bind(f.viewer)
-    .bind(f.counterparty)
-    .bind(f.unread_only)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .bind(f.sent)
-    .bind(f.received)
-    .fetch_all(pool)
-    .await
+    )
+}
+
+pub async fn list<'c>(
+    pool: impl super::Reads<'c>,
+    f: &MessageFilter,
+    params: &ListParams,
+) -> Result<Vec<Message>, sqlx::Error> {
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(f.viewer)
+        .bind(f.counterparty)
+        .bind(f.unread_only)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .bind(f.sent)
+        .bind(f.received)
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(pool: impl super::Reads<'c>, f: &MessageFilter) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(f.viewer)
+        .bind(f.counterparty)
+        .bind(f.unread_only)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .bind(f.sent)
+        .bind(f.received)
+        .fetch_one(pool)
+        .await
 }
 
 /// Marks a received message read once; a second call returns it with its first read time.

@@ -253,6 +253,21 @@ pub async fn relax_commit_durability(conn: &mut sqlx::PgConnection) -> Result<()
 
 /// Where a query of this module may run: `&PgPool`, `&lean::LeanPool`, or any other executor that
 /// can be used again (a function that runs several statements uses it once per statement).
+/// How far a list's `totalCount` counts (docs/graphql.md): a list longer than this answers
+/// null rather than costing every request a scan of everything it holds.
+pub const COUNT_CAP: i64 = 10_000;
+
+/// A list statement, with its cursor bound to NULL and its row limit to `COUNT_CAP + 1`, as the
+/// number of rows it returns: the count follows the list's own filter, whatever it is.
+pub fn counted(statement: &str) -> String {
+    format!("SELECT count(*) FROM ({statement}) AS counted")
+}
+
+/// A count taken with `counted`, or `None` past the cap.
+pub fn within_cap(count: i64) -> Option<i64> {
+    (count <= COUNT_CAP).then_some(count)
+}
+
 pub trait Reads<'c>: sqlx::PgExecutor<'c> + Copy {}
 
 impl<'c, T: sqlx::PgExecutor<'c> + Copy> Reads<'c> for T {}

@@ -129,22 +129,38 @@ pub async fn get_many<'c, R: OfferRecord>(
     .await
 }
 
+fn list_statement(table: &str, columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM {table}
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
+    )
+}
+
 pub async fn list<'c, R: OfferRecord>(
     pool: impl super::Reads<'c>,
     status: Option<&str>,
     params: &ListParams,
 ) -> Result<Vec<R>, sqlx::Error> {
     let t = &R::TABLE;
-    sqlx::query_as(&format!(
-        "SELECT {} FROM {}
-         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
-        t.columns, t.table
-    ))
-    .bind(status)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&list_statement(t.table, t.columns))
+        .bind(status)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c, R: OfferRecord>(
+    pool: impl super::Reads<'c>,
+    status: Option<&str>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement(R::TABLE.table, "id")))
+        .bind(status)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
 }
 
 /// The offers of one provider (listings) or requester (requests), newest first.
@@ -162,6 +178,24 @@ pub async fn list_by_parent<'c, R: OfferRecord>(
     .bind(entity_id)
     .bind(params.after)
     .bind(params.fetch_limit())
+    .fetch_all(pool)
+    .await
+}
+
+/// How many offers each of `entities` provides (listings) or asks (requests), each counted up
+/// to `COUNT_CAP + 1`, in one statement.
+pub async fn count_by_parents<'c, R: OfferRecord>(
+    pool: impl super::Reads<'c>,
+    entities: &[Uuid],
+) -> sqlx::Result<Vec<(Uuid, i64)>> {
+    let t = &R::TABLE;
+    sqlx::query_as(&format!(
+        "SELECT parent.id, (SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} = parent.id LIMIT $2) AS counted)
+         FROM unnest($1::uuid[]) AS parent(id)",
+        t.table, t.parent_column
+    ))
+    .bind(entities)
+    .bind(super::COUNT_CAP + 1)
     .fetch_all(pool)
     .await
 }

@@ -30,6 +30,22 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
     )
 }
 
+/// The rows `records` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(
+    pool: impl super::Reads<'c>,
+    table: CanonicalTable,
+    area: Geometry<f64>,
+    status: Option<&str>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&statement(table, "id")))
+        .bind(wkb::Encode(area))
+        .bind(status)
+        .bind(None::<uuid::Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
+}
+
 /// `columns` is the table's public column list (`entities::COLUMNS`, …).
 pub async fn records<'c, T>(
     pool: impl super::Reads<'c>,

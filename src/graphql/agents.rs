@@ -3,6 +3,7 @@
 use super::batching::DataLoader;
 use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group};
 use super::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
 use crate::records::certificates::CommittedTrustCertificate;
@@ -71,7 +72,7 @@ impl Agent {
         status: Option<crate::domain::EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Arc<SpaceTimeEntry>>> {
+    ) -> Result<Connection<String, Arc<SpaceTimeEntry>, Total>> {
         let after_given = after.is_some();
         let params = paging::params(first, after)?;
         let key = AgentEntriesKey {
@@ -89,7 +90,8 @@ impl Agent {
                 has_next_page: false,
             });
         super::loaders::remember(ctx, &page.items).await;
-        Ok(paging::connection(page, |e| e.id, |e| e, after_given))
+        let counter = Counter::EntriesOf(self.id, status);
+        Ok(paging::counted(page, |e| e.id, |e| e, after_given, counter))
     }
     /// This agent's API keys, newest first (metadata only: a raw key is shown once, when it
     /// is created): only for the agent itself (null for others).
@@ -108,7 +110,7 @@ impl Agent {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Option<Connection<String, Message>>> {
+    ) -> Result<Option<Connection<String, Message, Total>>> {
         let selection = MessageSelection {
             direction: Direction::Sent,
             ..Default::default()
@@ -123,7 +125,7 @@ impl Agent {
         #[graphql(default = false)] unread_only: bool,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Option<Connection<String, Message>>> {
+    ) -> Result<Option<Connection<String, Message, Total>>> {
         let selection = MessageSelection {
             direction: Direction::Received,
             unread_only,
@@ -201,14 +203,20 @@ impl AgentQuery {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Arc<Agent>>> {
+    ) -> Result<Connection<String, Arc<Agent>, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = agents::list(state, paging::params(first, after)?)
             .await?
             .map(Arc::new);
         super::loaders::remember(ctx, &page.items).await;
-        Ok(paging::connection(page, |a| a.id, |a| a, after_given))
+        Ok(paging::counted(
+            page,
+            |a| a.id,
+            |a| a,
+            after_given,
+            Counter::Agents,
+        ))
     }
 
     /// The agent behind the bearer credential.

@@ -5,6 +5,7 @@ use super::loaders::{
     AgentLoader, ContributionsByEntry, ContributionsByTarget, EntityLoader, EntryLoader,
     ListingLoader, RequestLoader,
 };
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::db::contributions::ContributionFilter;
 use crate::domain::CanonicalTable;
@@ -189,12 +190,13 @@ impl Entity {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Listing>> {
+    ) -> Result<Connection<String, Listing, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page =
             canonical::listings_of_provider(state, self.id, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |l| l.id, |l| l, after_given))
+        let counter = Counter::ListingsOf(self.id);
+        Ok(paging::counted(page, |l| l.id, |l| l, after_given, counter))
     }
 }
 
@@ -334,7 +336,7 @@ impl CanonicalQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Entity>> {
+    ) -> Result<Connection<String, Entity, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = canonical::entities(
@@ -344,7 +346,11 @@ impl CanonicalQuery {
             &["status"],
         )
         .await?;
-        Ok(paging::connection(page, |e| e.id, |r| r, after_given))
+        let counter = Counter::Canonical {
+            table: CanonicalTable::Entities,
+            status,
+        };
+        Ok(paging::counted(page, |e| e.id, |r| r, after_given, counter))
     }
 
     /// One canonical listing by id; null when it does not exist. A merged listing's id answers
@@ -362,7 +368,7 @@ impl CanonicalQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Listing>> {
+    ) -> Result<Connection<String, Listing, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = canonical::listings(
@@ -372,7 +378,11 @@ impl CanonicalQuery {
             &["status"],
         )
         .await?;
-        Ok(paging::connection(page, |l| l.id, |r| r, after_given))
+        let counter = Counter::Canonical {
+            table: CanonicalTable::Listings,
+            status,
+        };
+        Ok(paging::counted(page, |l| l.id, |r| r, after_given, counter))
     }
 
     /// One canonical request by id; null when it does not exist. A merged request's id answers
@@ -390,7 +400,7 @@ impl CanonicalQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, CanonicalRequest>> {
+    ) -> Result<Connection<String, CanonicalRequest, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = canonical::requests(
@@ -400,7 +410,11 @@ impl CanonicalQuery {
             &["status"],
         )
         .await?;
-        Ok(paging::connection(page, |r| r.id, |r| r, after_given))
+        let counter = Counter::Canonical {
+            table: CanonicalTable::Requests,
+            status,
+        };
+        Ok(paging::counted(page, |r| r.id, |r| r, after_given, counter))
     }
 
     /// Link contributions, newest first, by target and/or entry.

@@ -2,6 +2,7 @@
 
 use super::canonical::{CanonicalRecord, contributions_of_entry, load_record};
 use super::loaders::AgentLoader;
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::domain::DecimalInput;
 use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType};
@@ -113,11 +114,18 @@ impl EntryQuery {
         status: Option<EntryStatus>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Arc<SpaceTimeEntry>>> {
+    ) -> Result<Connection<String, Arc<SpaceTimeEntry>, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = entries::list(state, status, None, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |e| e.id, Arc::new, after_given))
+        let counter = Counter::Entries(status);
+        Ok(paging::counted(
+            page,
+            |e| e.id,
+            Arc::new,
+            after_given,
+            counter,
+        ))
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::canonical::load_agent;
 use super::dealing_loaders::{MessageLoader, load_one};
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::records::agents::Agent;
 use crate::records::messages::{Message, MessageCreate};
@@ -34,12 +35,13 @@ pub(super) async fn connection(
     selection: MessageSelection,
     first: Option<i32>,
     after: Option<String>,
-) -> Result<Connection<String, Message>> {
+) -> Result<Connection<String, Message, Total>> {
     let (state, rctx) = ctx_parts(ctx);
     let after_given = after.is_some();
     let params = paging::params(first, after)?;
     let page = messages::list(state, rctx, selection, params).await?;
-    Ok(paging::connection(page, |m| m.id, |m| m, after_given))
+    let counter = Counter::Messages(selection);
+    Ok(paging::counted(page, |m| m.id, |m| m, after_given, counter))
 }
 
 /// An agent's messages, for the agent itself only (null for anyone else).
@@ -49,7 +51,7 @@ pub(super) async fn own_messages(
     selection: MessageSelection,
     first: Option<i32>,
     after: Option<String>,
-) -> Result<Option<Connection<String, Message>>> {
+) -> Result<Option<Connection<String, Message, Total>>> {
     let (_, rctx) = ctx_parts(ctx);
     if rctx.actor.as_ref().map(|a| a.agent_id) != Some(agent.id) {
         return Ok(None);
@@ -77,7 +79,7 @@ impl MessageQuery {
         #[graphql(default = false)] unread_only: bool,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Message>> {
+    ) -> Result<Connection<String, Message, Total>> {
         let selection = MessageSelection {
             counterparty: counterparty_agent_id,
             unread_only,
@@ -94,7 +96,7 @@ impl MessageQuery {
         counterparty_id: Uuid,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Message>> {
+    ) -> Result<Connection<String, Message, Total>> {
         let selection = MessageSelection {
             counterparty: Some(counterparty_id),
             ..Default::default()

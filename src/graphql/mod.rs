@@ -26,6 +26,7 @@ mod review;
 mod search;
 mod subscriptions;
 mod terms;
+mod totals;
 pub mod websocket;
 mod within;
 

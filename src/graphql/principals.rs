@@ -1,5 +1,6 @@
 //! Principal type, queries and mutations.
 
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::records::agents::{Agent, Principal, PrincipalCreate, PrincipalMembership};
 use crate::services::{agents, principals};
@@ -17,15 +18,17 @@ impl Principal {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, std::sync::Arc<Agent>>> {
+    ) -> Result<Connection<String, std::sync::Arc<Agent>, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = agents::list_by_principal(state, self.id, paging::params(first, after)?).await?;
-        Ok(paging::connection(
+        let counter = Counter::AgentsOf(self.id);
+        Ok(paging::counted(
             page,
             |a| a.id,
             std::sync::Arc::new,
             after_given,
+            counter,
         ))
     }
     /// Memberships of this principal, granted and pending, newest agent first; only its granted

@@ -7,6 +7,7 @@ use super::batching::DataLoader;
 use super::dealing_loaders::*;
 use super::loaders::*;
 use super::provenance::{FieldSourcesByRecord, InfluenceByAgent, TouchedByAgent};
+use super::totals::{AgentCountsByPrincipal, EntryCountsByAgent, ListingCountsByProvider};
 use crate::ctx::Ctx;
 use crate::state::AppState;
 use async_graphql::Context;
@@ -93,6 +94,11 @@ request_loaders! {
     field_sources: DataLoader<FieldSourcesByRecord> = |s, c| plain(FieldSourcesByRecord(s.clone()));
     influence: DataLoader<InfluenceByAgent> = |s, c| plain(InfluenceByAgent(s.clone()));
     touched: DataLoader<TouchedByAgent> = |s, c| plain(TouchedByAgent(s.clone()));
+    listing_counts: DataLoader<ListingCountsByProvider> =
+        |s, c| plain(ListingCountsByProvider(s.clone()));
+    entry_counts: DataLoader<EntryCountsByAgent> = |s, c| plain(EntryCountsByAgent(s.clone()));
+    agent_counts: DataLoader<AgentCountsByPrincipal> =
+        |s, c| plain(AgentCountsByPrincipal(s.clone()));
 }
 
 /// Empties the id loaders' caches that were built: a subscription delivers each event with

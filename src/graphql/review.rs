@@ -4,6 +4,7 @@
 
 use super::canonical::{CanonicalRecord, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader};
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::records::agents::Agent;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
@@ -52,15 +53,16 @@ impl ReviewQuery {
         ctx: &Context<'_>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, ReviewItem>> {
+    ) -> Result<Connection<String, ReviewItem, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let page = review::queue(state, paging::params(first, after)?).await?;
-        Ok(paging::connection(
+        Ok(paging::counted(
             page,
             |item| item.space_time_entry_id,
             |item| item,
             after_given,
+            Counter::ReviewQueue,
         ))
     }
 }

@@ -1,9 +1,10 @@
 //! `entitiesWithin`, `listingsWithin`, `requestsWithin`: canonical records inside a bounding box
 //! (antimeridian-safe) or a GeoJSON polygon, newest first, as the plain lists page.
 
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::domain::area::BoundingBox;
-use crate::domain::{ListParams, Page};
+use crate::domain::{CanonicalTable, ListParams, Page};
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::within::{self, AreaInput, WithinArgs};
 use async_graphql::connection::Connection;
@@ -70,12 +71,23 @@ impl Arguments {
     }
 }
 
-fn connection<T: async_graphql::OutputType>(
-    page: Page<T>,
-    id_of: impl Fn(&T) -> uuid::Uuid,
-    after_given: bool,
-) -> Connection<String, T> {
-    paging::connection(page, id_of, |record| record, after_given)
+impl Arguments {
+    /// The page, and `totalCount` over the same area and status.
+    fn connection<T: async_graphql::OutputType>(
+        self,
+        table: CanonicalTable,
+        page: Page<T>,
+        id_of: impl Fn(&T) -> uuid::Uuid,
+        after_given: bool,
+    ) -> Connection<String, T, Total> {
+        let counter = Counter::Within {
+            table,
+            bbox: self.bbox.map(Into::into),
+            polygon: self.polygon.map(|json| json.0),
+            status: self.status,
+        };
+        paging::counted(page, id_of, |record| record, after_given, counter)
+    }
 }
 
 #[derive(Default)]
@@ -96,12 +108,12 @@ impl WithinQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Entity>> {
+    ) -> Result<Connection<String, Entity, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let args = Arguments::new(bbox, polygon, status, first, after)?;
         let page = within::entities(state, &args.service_args()).await?;
-        Ok(connection(page, |e| e.id, after_given))
+        Ok(args.connection(CanonicalTable::Entities, page, |e| e.id, after_given))
     }
 
     /// Canonical listings inside a box or polygon (as `entitiesWithin`).
@@ -114,12 +126,12 @@ impl WithinQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Listing>> {
+    ) -> Result<Connection<String, Listing, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let args = Arguments::new(bbox, polygon, status, first, after)?;
         let page = within::listings(state, &args.service_args()).await?;
-        Ok(connection(page, |l| l.id, after_given))
+        Ok(args.connection(CanonicalTable::Listings, page, |l| l.id, after_given))
     }
 
     /// Canonical requests inside a box or polygon (as `entitiesWithin`).
@@ -132,11 +144,11 @@ impl WithinQuery {
         status: Option<String>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, CanonicalRequest>> {
+    ) -> Result<Connection<String, CanonicalRequest, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let args = Arguments::new(bbox, polygon, status, first, after)?;
         let page = within::requests(state, &args.service_args()).await?;
-        Ok(connection(page, |r| r.id, after_given))
+        Ok(args.connection(CanonicalTable::Requests, page, |r| r.id, after_given))
     }
 }

@@ -184,6 +184,17 @@ pub enum Direction {
     Received,
 }
 
+/// The caller's messages a selection names (a bearer is required).
+pub(crate) fn filter(ctx: &Ctx, selection: MessageSelection) -> AppResult<MessageFilter> {
+    Ok(MessageFilter {
+        viewer: ctx.require_actor()?.agent_id,
+        counterparty: selection.counterparty,
+        unread_only: selection.unread_only,
+        sent: selection.direction != Direction::Received,
+        received: selection.direction != Direction::Sent,
+    })
+}
+
 /// The caller's messages, newest first.
 pub async fn list(
     state: &AppState,
@@ -191,14 +202,7 @@ pub async fn list(
     selection: MessageSelection,
     params: ListParams,
 ) -> AppResult<Page<Message>> {
-    let viewer = ctx.require_actor()?.agent_id;
-    let filter = MessageFilter {
-        viewer,
-        counterparty: selection.counterparty,
-        unread_only: selection.unread_only,
-        sent: selection.direction != Direction::Received,
-        received: selection.direction != Direction::Sent,
-    };
+    let filter = filter(ctx, selection)?;
     Ok(Page::from_rows(
         db::list(crate::services::read_route::reads(state), &filter, &params).await?,
         &params,

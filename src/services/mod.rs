@@ -5,6 +5,7 @@ pub mod api_keys;
 pub mod auth;
 pub mod canonical;
 pub mod certificates;
+pub mod counts;
 pub mod docs;
 pub mod entries;
 pub mod evaluation;

@@ -30,7 +30,7 @@ pub struct WithinArgs<'a> {
     pub root: &'a [&'a str],
 }
 
-fn area(args: &WithinArgs<'_>) -> AppResult<Geometry<f64>> {
+pub(crate) fn area(args: &WithinArgs<'_>) -> AppResult<Geometry<f64>> {
     let mut v = Violations::at(args.root);
     let geometry = match &args.area {
         AreaInput::Graph {

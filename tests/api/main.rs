@@ -20,6 +20,7 @@ mod graphql_documents;
 mod graphql_graph;
 mod graphql_limits;
 mod graphql_statements;
+mod graphql_totals;
 mod matching_quality;
 mod mcp;
 mod merges;

@@ -1,0 +1,123 @@
+//! How many items a list holds in all its pages: GraphQL's `totalCount` (docs/graphql.md).
+//! Exact up to `db::COUNT_CAP`, `None` beyond, so a count costs at most a bounded scan whatever
+//! the list's size. Each count runs its list's own statement (`db::counted`): the same filter,
+//! the same visibility, the same database (replica or primary) as the page it accompanies.
+
+use super::canonical::status_filter;
+use super::messages::MessageSelection;
+use super::read_route;
+use super::within::WithinArgs;
+use crate::ctx::Ctx;
+use crate::db;
+use crate::db::offers::OfferRecord;
+use crate::domain::{CanonicalTable, EntryStatus};
+use crate::error::AppResult;
+use crate::records::canonical::{CanonicalRequest, Listing};
+use crate::state::AppState;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+pub type Count = Option<i64>;
+
+pub async fn entities(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
+    let status = status_filter(status, loc)?;
+    let n = db::entities::count(read_route::reads(state), status).await?;
+    Ok(db::within_cap(n))
+}
+
+pub async fn listings(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
+    offers::<Listing>(state, status, loc).await
+}
+
+pub async fn requests(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
+    offers::<CanonicalRequest>(state, status, loc).await
+}
+
+async fn offers<R: OfferRecord>(
+    state: &AppState,
+    status: Option<&str>,
+    loc: &[&str],
+) -> AppResult<Count> {
+    let status = status_filter(status, loc)?;
+    let n = db::offers::count::<R>(read_route::reads(state), status).await?;
+    Ok(db::within_cap(n))
+}
+
+/// The listings each entity provides, for many entities at once (`Entity.listings`).
+pub async fn listings_of_providers(
+    state: &AppState,
+    entities: &[Uuid],
+) -> AppResult<HashMap<Uuid, Count>> {
+    let counts =
+        db::offers::count_by_parents::<Listing>(read_route::reads(state), entities).await?;
+    Ok(capped(counts))
+}
+
+/// Records inside an area, with the area's own checks (`services::within`).
+pub async fn within(
+    state: &AppState,
+    table: CanonicalTable,
+    args: &WithinArgs<'_>,
+) -> AppResult<Count> {
+    let status_loc: Vec<&str> = args.root.iter().copied().chain(["status"]).collect();
+    let status = status_filter(args.status, &status_loc)?;
+    let area = super::within::area(args)?;
+    let n = db::within::count(read_route::search_reads(state), table, area, status).await?;
+    Ok(db::within_cap(n))
+}
+
+pub async fn entries(
+    state: &AppState,
+    status: Option<EntryStatus>,
+    agent: Option<Uuid>,
+) -> AppResult<Count> {
+    let n = db::entries::count(read_route::reads(state), status, agent).await?;
+    Ok(db::within_cap(n))
+}
+
+/// Each agent's entries, for many agents at once (`Agent.entries`).
+pub async fn entries_of_agents(
+    state: &AppState,
+    agents: &[Uuid],
+    status: Option<EntryStatus>,
+) -> AppResult<HashMap<Uuid, Count>> {
+    let counts = db::entries::count_for_agents(read_route::reads(state), agents, status).await?;
+    Ok(capped(counts))
+}
+
+pub async fn agents(state: &AppState) -> AppResult<Count> {
+    let n = db::agents::count(read_route::reads(state)).await?;
+    Ok(db::within_cap(n))
+}
+
+/// Each principal's agents, for many principals at once (`Principal.agents`).
+pub async fn agents_of_principals(
+    state: &AppState,
+    principals: &[Uuid],
+) -> AppResult<HashMap<Uuid, Count>> {
+    let counts = db::agents::count_by_principals(read_route::reads(state), principals).await?;
+    Ok(capped(counts))
+}
+
+/// The caller's messages, as `services::messages::list` selects them.
+pub async fn messages(
+    state: &AppState,
+    ctx: &Ctx,
+    selection: MessageSelection,
+) -> AppResult<Count> {
+    let filter = super::messages::filter(ctx, selection)?;
+    let n = db::messages::count(read_route::reads(state), &filter).await?;
+    Ok(db::within_cap(n))
+}
+
+pub async fn review_queue(state: &AppState) -> AppResult<Count> {
+    let n = db::review::count_waiting(read_route::reads(state)).await?;
+    Ok(db::within_cap(n))
+}
+
+fn capped(counts: Vec<(Uuid, i64)>) -> HashMap<Uuid, Count> {
+    counts
+        .into_iter()
+        .map(|(id, n)| (id, db::within_cap(n)))
+        .collect()
+}
