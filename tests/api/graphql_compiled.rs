@@ -10,30 +10,11 @@ use serde_json::{Value, json};
 /// fields made of scalars (`linkUrls`), as a selection; read from the schema itself, so a field
 /// added to a record is covered here.
 async fn plain_selection(app: &TestApp, type_name: &str) -> String {
-    let r = app
-        .graphql(
-            "query($name: String!) { __type(name: $name) { fields { name args { name }
-               type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }",
-            json!({"name": type_name}),
-            None,
-        )
-        .await;
-    let fields = r.body["data"]["__type"]["fields"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no GraphQL type {type_name}: {}", r.text));
     let mut selection = vec!["__typename".to_string()];
-    for field in fields {
-        if field["args"].as_array().is_some_and(|a| !a.is_empty()) {
-            continue;
-        }
-        let mut ty = &field["type"];
-        while matches!(ty["kind"].as_str(), Some("NON_NULL" | "LIST")) {
-            ty = &ty["ofType"];
-        }
-        let name = field["name"].as_str().unwrap();
-        match (ty["kind"].as_str(), ty["name"].as_str()) {
-            (Some("SCALAR"), _) if name != "geojson" => selection.push(name.to_string()),
-            (Some("OBJECT"), Some("LinkUrl")) => {
+    for (name, kind, named) in app.plain_fields(type_name).await {
+        match (kind.as_str(), named.as_str()) {
+            ("SCALAR", _) if name != "geojson" => selection.push(name),
+            ("OBJECT", "LinkUrl") => {
                 selection.push(format!("{name} {{ url label description __typename }}"))
             }
             _ => {}

@@ -328,6 +328,34 @@ impl TestApp {
         .await
     }
 
+    /// The argument-free fields of a GraphQL object type, by introspection, each as
+    /// `(name, named type's kind, named type's name)` with lists and non-null unwrapped.
+    pub async fn plain_fields(&self, type_name: &str) -> Vec<(String, String, String)> {
+        let r = self
+            .graphql(
+                "query($name: String!) { __type(name: $name) { fields { name args { name }
+                   type { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }",
+                json!({"name": type_name}),
+                None,
+            )
+            .await;
+        let fields = r.body["data"]["__type"]["fields"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no GraphQL type {type_name}: {}", r.text));
+        fields
+            .iter()
+            .filter(|f| f["args"].as_array().is_none_or(|a| a.is_empty()))
+            .map(|f| {
+                let mut ty = &f["type"];
+                while matches!(ty["kind"].as_str(), Some("NON_NULL" | "LIST")) {
+                    ty = &ty["ofType"];
+                }
+                let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+                (text(&f["name"]), text(&ty["kind"]), text(&ty["name"]))
+            })
+            .collect()
+    }
+
     /// Registers an agent; returns (agent id, raw API key).
     pub async fn register(&self, display_name: &str) -> (Uuid, String) {
         let r = self

@@ -24,27 +24,11 @@ fn camel(snake: &str) -> String {
 
 /// The leaf (scalar or enum) fields of a GraphQL object type.
 async fn leaf_fields(app: &TestApp, type_name: &str) -> Vec<String> {
-    let r = app
-        .graphql(
-            "query($name: String!) { __type(name: $name) { fields { name args { name } type { kind ofType { kind ofType { kind ofType { kind } } } } } } }",
-            json!({"name": type_name}),
-            None,
-        )
-        .await;
-    let fields = r.body["data"]["__type"]["fields"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no GraphQL type {type_name}: {}", r.text));
-    fields
-        .iter()
-        .filter(|f| f["args"].as_array().is_none_or(|a| a.is_empty()))
-        .filter(|f| {
-            let mut kind = &f["type"];
-            while matches!(kind["kind"].as_str(), Some("NON_NULL" | "LIST")) {
-                kind = &kind["ofType"];
-            }
-            matches!(kind["kind"].as_str(), Some("SCALAR" | "ENUM"))
-        })
-        .map(|f| f["name"].as_str().unwrap().to_string())
+    app.plain_fields(type_name)
+        .await
+        .into_iter()
+        .filter(|(_, kind, _)| matches!(kind.as_str(), "SCALAR" | "ENUM"))
+        .map(|(name, _, _)| name)
         .collect()
 }
 
