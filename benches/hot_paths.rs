@@ -12,7 +12,8 @@
 //! loops, and the server's peak RSS over the whole run. Figures are printed, never asserted.
 //!
 //! `cargo bench --bench hot_paths`; `BENCH_HOT_SECONDS=5`, `BENCH_HOT_ROUNDS=2`,
-//! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients), `BENCH_HOT_ENTITIES=100000`.
+//! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients), `BENCH_HOT_ENTITIES=100000`,
+//! `BENCH_HOT_ONLY=by id,list` (rows whose names contain a part; processing only with the POST row).
 //! The seeded database is kept as a template under target/bench-hot; each run starts from a copy.
 
 mod support;
@@ -182,6 +183,13 @@ async fn run() -> anyhow::Result<()> {
         ),
     ];
     workloads[4].custom_plans = true;
+    // `BENCH_HOT_ONLY=by id,list` keeps the rows whose names contain one of the parts (for
+    // profiling one path); processing runs only when POST is kept.
+    let only = std::env::var("BENCH_HOT_ONLY").unwrap_or_default();
+    workloads.retain(|w| only.is_empty() || only.split(',').any(|part| w.name.contains(part)));
+    let posts = workloads
+        .iter()
+        .any(|w| matches!(w.load, Load::Post { .. }));
 
     capture_statements(&cluster, &spawn, &http, &bodies, &mut workloads).await?;
 
@@ -240,13 +248,24 @@ async fn run() -> anyhow::Result<()> {
         );
     }
 
-    let (processed, elapsed, processing_rss) = process_backlog(&spawn, &pool).await?;
-    println!(
-        "{:<24} {:>9.0} entries/s ({processed} entries in {:.1} s, default loops; target >= 4000)",
-        "processing",
-        processed as f64 / elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
-        elapsed.as_secs_f64(),
-    );
+    let processing_rss = if posts {
+        let drained = process_backlog(&spawn, &pool, &cluster.data_dir).await?;
+        let per_entry = |seconds: f64| seconds * 1000.0 / drained.processed.max(1) as f64;
+        println!(
+            "{:<24} {:>9.0} entries/s ({} entries in {:.1} s, default loops; target >= 4000); \
+             CPU per entry: server {:.3} ms, PostgreSQL {:.3} ms",
+            "processing",
+            drained.processed as f64 / drained.elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
+            drained.processed,
+            drained.elapsed.as_secs_f64(),
+            per_entry(drained.server_cpu),
+            per_entry(drained.postgres_cpu),
+        );
+        println!("{:<24} {}", "outcomes", drained.outcomes);
+        drained.rss_kb
+    } else {
+        0
+    };
     let peak = serving_rss.max(processing_rss);
     println!(
         "{:<24} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB)",
@@ -704,12 +723,26 @@ async fn run_pgbench_for(
     Ok(rate)
 }
 
+/// What draining the posted backlog took.
+struct Drained {
+    processed: i64,
+    elapsed: Duration,
+    /// Peak RSS of the processing server.
+    rss_kb: u64,
+    /// CPU seconds of the processing server (from its start) and of the cluster meanwhile.
+    server_cpu: f64,
+    postgres_cpu: f64,
+    /// Entries per status and link type afterwards (to compare decisions between builds).
+    outcomes: String,
+}
+
 /// Processes everything the POSTs left pending with a server running the default loops: the
-/// entries decided per second, and that server's peak RSS.
+/// entries decided per second, the CPU they cost, and that server's peak RSS.
 async fn process_backlog(
     spawn: &impl Fn(bool) -> anyhow::Result<ServerProcess>,
     pool: &PgPool,
-) -> anyhow::Result<(i64, Duration, u64)> {
+    pg_dir: &Path,
+) -> anyhow::Result<Drained> {
     let pending = || async {
         sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM space_time_entries WHERE status = 'pending'",
@@ -718,6 +751,7 @@ async fn process_backlog(
         .await
     };
     let backlog = pending().await?;
+    let postgres_before = support::process::cluster_cpu_seconds(pg_dir);
     let mut server = spawn(true)?;
     server.wait_ready(Duration::from_secs(60)).await?;
     let started = Instant::now();
@@ -727,9 +761,28 @@ async fn process_backlog(
         remaining = pending().await?;
     }
     let elapsed = started.elapsed();
-    let rss = support::process::peak_rss_kb(server.pid());
+    let rss_kb = support::process::peak_rss_kb(server.pid());
+    let server_cpu = support::process::cpu_seconds(server.pid());
+    let postgres_cpu = support::process::cluster_cpu_seconds(pg_dir) - postgres_before;
     drop(server);
-    Ok((backlog - remaining, elapsed, rss))
+    let counts: Vec<(String, Option<String>, i64)> = sqlx::query_as(
+        "SELECT status, link_type, count(*) FROM space_time_entries GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .fetch_all(pool)
+    .await?;
+    let outcomes = counts
+        .iter()
+        .map(|(status, link, n)| format!("{status}/{}: {n}", link.as_deref().unwrap_or("-")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(Drained {
+        processed: backlog - remaining,
+        elapsed,
+        rss_kb,
+        server_cpu,
+        postgres_cpu,
+        outcomes,
+    })
 }
 
 fn one_line(sql: &str, width: usize) -> String {
