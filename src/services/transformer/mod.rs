@@ -10,6 +10,7 @@
 
 mod batch_view;
 pub(crate) mod entity;
+mod held;
 pub mod keys;
 mod observation;
 pub(crate) mod offer;
@@ -220,7 +221,7 @@ async fn process_claimed(
         };
         decided.push((entry, decision));
     }
-    let results = outcome::record_all(tx, &decided, run_id).await?;
+    let results = outcome::record_all(tx, &decided, run_id, view.held.take()).await?;
     transformer_runs::finish(tx, run_id, results.len() as i32).await?;
     Ok(results)
 }
@@ -425,7 +426,7 @@ pub async fn resolve(
     let run_id =
         transformer_runs::start(&mut tx, TRANSFORMER_NAME, TRANSFORMER_VERSION, "review").await?;
     decision.reason = format!("{} (resolved by an operator)", decision.reason);
-    let mut results = outcome::record_all(&mut tx, &[(&entry, decision)], run_id).await?;
+    let mut results = outcome::record_all(&mut tx, &[(&entry, decision)], run_id, None).await?;
     entries_db::set_review(&mut tx, entry.id, &review).await?;
     transformer_runs::finish(&mut tx, run_id, 1).await?;
     tx.commit().await?;
