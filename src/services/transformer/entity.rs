@@ -204,12 +204,26 @@ const ENTITY_FIELDS: &[&str] = &[
     "location",
 ];
 
+/// The field evidence of a record its entry created: that entry's, for every field.
+pub fn created_evidence(evidence: &FieldEvidence) -> Value {
+    initial_evidence(ENTITY_FIELDS, evidence)
+}
+
 /// The record an entry creates. Pure, so `entity(id, asOf:)` replays it from the entry.
 pub fn created_write(
     entry: &SpaceTimeEntry,
     draft: &EntityDraft,
     keys: &IdentityKeys,
 ) -> EntityWrite {
+    EntityWrite {
+        field_evidence: created_evidence(&evidence_of(entry)),
+        ..created_fields(entry, draft, keys)
+    }
+}
+
+/// `created_write` without its field evidence (`Value::Null`), for a batch that holds the record
+/// until it writes it.
+fn created_fields(entry: &SpaceTimeEntry, draft: &EntityDraft, keys: &IdentityKeys) -> EntityWrite {
     let d = draft.clone();
     EntityWrite {
         entity_type: d.entity_type,
@@ -242,7 +256,7 @@ pub fn created_write(
         website_key: keys.website_key.clone(),
         phone_key: keys.phone_key.clone(),
         name_key: keys.name_key.clone().unwrap_or_default(),
-        field_evidence: initial_evidence(ENTITY_FIELDS, &evidence_of(entry)),
+        field_evidence: Value::Null,
     }
 }
 
@@ -254,7 +268,10 @@ async fn create(
     meta: Value,
 ) -> AppResult<Decision> {
     let keys = view.entity_keys(entry, draft);
-    let write = created_write(entry, draft, &keys);
+    let write = match view.held {
+        Some(_) => created_fields(entry, draft, &keys),
+        None => created_write(entry, draft, &keys),
+    };
     let creator = AgentEvidence {
         confidence: entry.score_confidence.to_f64().unwrap_or(0.5),
         reputation: view.reputation(conn, entry.agent_id).await?,
@@ -266,7 +283,7 @@ async fn create(
     let id = Uuid::now_v7();
     view.wrote(id, entry.latitude, entry.longitude, &keys);
     match view.held.as_mut() {
-        Some(held) => held.create(id, write, entry.agent_id, scores),
+        Some(held) => held.create(id, write, entry.agent_id, scores, evidence_of(entry)),
         None => db::insert(conn, id, &write, entry.agent_id, &scores).await?,
     }
     Ok(Decision::linked(

@@ -15,17 +15,23 @@ use crate::db::ranker::ScoreUpdate;
 use crate::domain::CanonicalTable;
 use crate::error::{AppError, AppResult};
 use crate::services::ranker;
+use crate::transform::merge::FieldEvidence;
+use serde_json::Value;
 use sqlx::PgConnection;
 use std::collections::HashMap;
 use uuid::Uuid;
 
 /// One record the batch holds, as the database would have it had every write gone through.
 enum Held {
-    /// Created by this batch; the scores its creator alone gives it.
+    /// Created by this batch; the scores its creator alone gives it. Until a merge changes it,
+    /// its field evidence is the creating entry's for every field, kept as that one piece of
+    /// evidence (`first_evidence`) rather than as the per-field document (about 10 KB in memory)
+    /// written with it.
     Created {
         write: EntityWrite,
         creator: Uuid,
         first_scores: ScoreUpdate,
+        first_evidence: Option<FieldEvidence>,
     },
     /// An existing record a merge changed.
     Changed {
@@ -54,14 +60,24 @@ impl HeldEntities {
         }
     }
 
-    /// A new entity, written at the end of the batch.
-    pub fn create(&mut self, id: Uuid, write: EntityWrite, creator: Uuid, scores: ScoreUpdate) {
+    /// A new entity, written at the end of the batch; `evidence` is the creating entry's, which
+    /// the write's field evidence gives every field.
+    pub fn create(
+        &mut self,
+        id: Uuid,
+        mut write: EntityWrite,
+        creator: Uuid,
+        scores: ScoreUpdate,
+        evidence: FieldEvidence,
+    ) {
+        write.field_evidence = Value::Null;
         self.hold(
             id,
             Held::Created {
                 write,
                 creator,
                 first_scores: scores,
+                first_evidence: Some(evidence),
             },
         );
     }
@@ -71,8 +87,17 @@ impl HeldEntities {
         Ok(match self.records.get(&id) {
             None => None,
             Some(Held::Unchanged(locked)) => Some(locked.clone()),
-            Some(Held::Created { write, creator, .. }) => {
-                Some(locked_from(id, write, Some(*creator))?)
+            Some(Held::Created {
+                write,
+                creator,
+                first_evidence,
+                ..
+            }) => {
+                let mut locked = locked_from(id, write, Some(*creator))?;
+                if let Some(evidence) = first_evidence {
+                    locked.field_evidence = super::entity::created_evidence(evidence);
+                }
+                Some(locked)
             }
             Some(Held::Changed { write, created_by }) => Some(locked_from(id, write, *created_by)?),
         })
@@ -89,11 +114,17 @@ impl HeldEntities {
     ) {
         match (self.records.get_mut(&id), write) {
             (
-                Some(Held::Created { write: held, .. } | Held::Changed { write: held, .. }),
+                Some(Held::Created {
+                    write: held,
+                    first_evidence,
+                    ..
+                }),
                 Some(write),
             ) => {
                 *held = write;
+                *first_evidence = None;
             }
+            (Some(Held::Changed { write: held, .. }), Some(write)) => *held = write,
             (Some(_), None) => {}
             (_, Some(write)) => self.hold(id, Held::Changed { write, created_by }),
             (None, None) => self.hold(id, Held::Unchanged(original)),
@@ -110,7 +141,8 @@ impl HeldEntities {
                     write,
                     creator,
                     first_scores,
-                }) => created.push((id, write, creator, first_scores)),
+                    first_evidence,
+                }) => created.push((id, written(write, first_evidence), creator, first_scores)),
                 Some(Held::Changed { write, .. }) => db::update(conn, id, &write).await?,
                 Some(Held::Unchanged(_)) | None => {}
             }
@@ -160,7 +192,13 @@ impl HeldEntities {
                     write,
                     creator,
                     first_scores,
-                }) => created.push((id, write, creator, ranked.unwrap_or(first_scores))),
+                    first_evidence,
+                }) => created.push((
+                    id,
+                    written(write, first_evidence),
+                    creator,
+                    ranked.unwrap_or(first_scores),
+                )),
                 Some(Held::Changed { write, .. }) => {
                     let scores = ranked.ok_or_else(|| {
                         AppError::internal(anyhow::anyhow!("a merged record was not ranked"))
@@ -184,6 +222,14 @@ impl HeldEntities {
         crate::db::ranker::update_scores(conn, CanonicalTable::Entities, &rescored).await?;
         Ok(richness.into_iter().map(|(id, _)| id).collect())
     }
+}
+
+/// A created record's write as it is stored: with the per-field evidence of its creating entry.
+fn written(mut write: EntityWrite, first_evidence: Option<FieldEvidence>) -> EntityWrite {
+    if let Some(evidence) = first_evidence {
+        write.field_evidence = super::entity::created_evidence(&evidence);
+    }
+    write
 }
 
 fn richness(held: &Held) -> f64 {

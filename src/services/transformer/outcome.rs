@@ -151,7 +151,7 @@ pub async fn record_all(
                 transformer_version: TRANSFORMER_VERSION,
                 run_id,
                 reason: &decision.reason,
-                metadata: decision.metadata.clone(),
+                metadata: std::borrow::Cow::Borrowed(&decision.metadata),
             })
         })
         .collect();
