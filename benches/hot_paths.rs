@@ -249,14 +249,20 @@ async fn run() -> anyhow::Result<()> {
     }
 
     let processing_rss = if posts {
-        let (processed, elapsed, rss) = process_backlog(&spawn, &pool).await?;
+        let drained = process_backlog(&spawn, &pool, &cluster.data_dir).await?;
+        let per_entry = |seconds: f64| seconds * 1000.0 / drained.processed.max(1) as f64;
         println!(
-            "{:<24} {:>9.0} entries/s ({processed} entries in {:.1} s, default loops; target >= 4000)",
+            "{:<24} {:>9.0} entries/s ({} entries in {:.1} s, default loops; target >= 4000); \
+             CPU per entry: server {:.3} ms, PostgreSQL {:.3} ms",
             "processing",
-            processed as f64 / elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
-            elapsed.as_secs_f64(),
+            drained.processed as f64 / drained.elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
+            drained.processed,
+            drained.elapsed.as_secs_f64(),
+            per_entry(drained.server_cpu),
+            per_entry(drained.postgres_cpu),
         );
-        rss
+        println!("{:<24} {}", "outcomes", drained.outcomes);
+        drained.rss_kb
     } else {
         0
     };
@@ -717,12 +723,26 @@ async fn run_pgbench_for(
     Ok(rate)
 }
 
+/// What draining the posted backlog took.
+struct Drained {
+    processed: i64,
+    elapsed: Duration,
+    /// Peak RSS of the processing server.
+    rss_kb: u64,
+    /// CPU seconds of the processing server (from its start) and of the cluster meanwhile.
+    server_cpu: f64,
+    postgres_cpu: f64,
+    /// Entries per status and link type afterwards (to compare decisions between builds).
+    outcomes: String,
+}
+
 /// Processes everything the POSTs left pending with a server running the default loops: the
-/// entries decided per second, and that server's peak RSS.
+/// entries decided per second, the CPU they cost, and that server's peak RSS.
 async fn process_backlog(
     spawn: &impl Fn(bool) -> anyhow::Result<ServerProcess>,
     pool: &PgPool,
-) -> anyhow::Result<(i64, Duration, u64)> {
+    pg_dir: &Path,
+) -> anyhow::Result<Drained> {
     let pending = || async {
         sqlx::query_scalar::<_, i64>(
             "SELECT count(*) FROM space_time_entries WHERE status = 'pending'",
@@ -731,18 +751,46 @@ async fn process_backlog(
         .await
     };
     let backlog = pending().await?;
+    let postgres_before = support::process::cluster_cpu_seconds(pg_dir);
     let mut server = spawn(true)?;
     server.wait_ready(Duration::from_secs(60)).await?;
     let started = Instant::now();
-    let mut remaining = backlog;
-    while remaining > 0 && started.elapsed() < Duration::from_secs(600) {
+    // Whether any entry is pending, not how many: counting 25k entries ten times a second cost
+    // PostgreSQL about a tenth of a core, charged to processing.
+    let any_pending = || async {
+        sqlx::query_scalar::<_, bool>(
+            "SELECT EXISTS (SELECT 1 FROM space_time_entries WHERE status = 'pending')",
+        )
+        .fetch_one(pool)
+        .await
+    };
+    while any_pending().await? && started.elapsed() < Duration::from_secs(600) {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        remaining = pending().await?;
     }
     let elapsed = started.elapsed();
-    let rss = support::process::peak_rss_kb(server.pid());
+    let remaining = pending().await?;
+    let rss_kb = support::process::peak_rss_kb(server.pid());
+    let server_cpu = support::process::cpu_seconds(server.pid());
+    let postgres_cpu = support::process::cluster_cpu_seconds(pg_dir) - postgres_before;
     drop(server);
-    Ok((backlog - remaining, elapsed, rss))
+    let counts: Vec<(String, Option<String>, i64)> = sqlx::query_as(
+        "SELECT status, link_type, count(*) FROM space_time_entries GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .fetch_all(pool)
+    .await?;
+    let outcomes = counts
+        .iter()
+        .map(|(status, link, n)| format!("{status}/{}: {n}", link.as_deref().unwrap_or("-")))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(Drained {
+        processed: backlog - remaining,
+        elapsed,
+        rss_kb,
+        server_cpu,
+        postgres_cpu,
+        outcomes,
+    })
 }
 
 fn one_line(sql: &str, width: usize) -> String {

@@ -131,11 +131,18 @@ async fn operator(
     })
 }
 
+#[cfg(not(feature = "dhat-heap"))]
 #[global_allocator]
 static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;
 
+#[cfg(feature = "dhat-heap")]
+#[global_allocator]
+static GLOBAL: dhat::Alloc = dhat::Alloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    #[cfg(feature = "dhat-heap")]
+    let _profiler = dhat::Profiler::new_heap();
     spacetime_records::alloc::tune();
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

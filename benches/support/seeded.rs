@@ -49,6 +49,14 @@ pub async fn fresh_copy(
             Ok(_) => return Ok(()),
             Err(error) if attempts < 40 && in_use(&error) => {
                 attempts += 1;
+                // A session of this run's own pool has been seen to outlive `close()` here.
+                sqlx::query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                     WHERE datname = $1 AND pid <> pg_backend_pid()",
+                )
+                .bind(template)
+                .execute(&mut admin)
+                .await?;
                 tokio::time::sleep(std::time::Duration::from_millis(250)).await;
             }
             Err(error) => return Err(error.into()),

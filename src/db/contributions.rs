@@ -19,7 +19,8 @@ pub struct NewContribution<'a> {
     pub transformer_version: &'a str,
     pub run_id: Uuid,
     pub reason: &'a str,
-    pub metadata: Value,
+    /// Borrowed from the decision when it outlives the insert (the transformer's batches).
+    pub metadata: std::borrow::Cow<'a, Value>,
 }
 
 const COLUMNS: &str = "id, source_space_time_entry_id, target_canonical_table, target_canonical_id, link_type, \
@@ -54,7 +55,7 @@ pub async fn insert_many(
     .bind(rows.iter().map(|c| c.transformer_version).collect::<Vec<_>>())
     .bind(rows.iter().map(|c| c.run_id).collect::<Vec<_>>())
     .bind(rows.iter().map(|c| c.reason).collect::<Vec<_>>())
-    .bind(rows.iter().map(|c| c.metadata.clone()).collect::<Vec<_>>())
+    .bind(rows.iter().map(|c| c.metadata.as_ref()).collect::<Vec<_>>())
     .execute(conn)
     .await?;
     Ok(())

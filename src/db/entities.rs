@@ -128,6 +128,7 @@ pub async fn count<'c>(pool: impl super::Reads<'c>, status: Option<&str>) -> sql
 }
 
 /// A record locked for the rest of the transaction, with what merging needs beyond its public fields.
+#[derive(Clone)]
 pub struct Locked<T> {
     pub record: T,
     pub field_evidence: Value,
@@ -276,6 +277,189 @@ pub async fn update(conn: &mut PgConnection, id: Uuid, w: &EntityWrite) -> Resul
     );
     bind_write(query, w).bind(id).execute(conn).await?;
     Ok(())
+}
+
+/// A whole batch's new entities in one statement, each with the scores the ranker gives it.
+pub async fn insert_many(
+    conn: &mut PgConnection,
+    rows: &[(Uuid, &EntityWrite, Uuid, &ScoreUpdate)],
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let query = sqlx::query(const_format::concatcp!(
+        "INSERT INTO canonical.entities (",
+        WRITTEN_COLUMNS,
+        ", id, created_by_agent_id) SELECT w.* FROM (",
+        WRITTEN_ROWS,
+        ") w"
+    ));
+    let writes: Vec<(Uuid, &EntityWrite, &ScoreUpdate)> =
+        rows.iter().map(|(id, w, _, s)| (*id, *w, *s)).collect();
+    let created_by = rows.iter().map(|(_, _, by, _)| Some(*by)).collect();
+    bind_rows(query, &writes, created_by).execute(conn).await?;
+    Ok(())
+}
+
+/// A whole batch's merges in one statement: every field of each record, and its new scores.
+pub async fn update_many(
+    conn: &mut PgConnection,
+    rows: &[(Uuid, &EntityWrite, &ScoreUpdate)],
+) -> Result<(), sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let query = sqlx::query(const_format::concatcp!(
+        "UPDATE canonical.entities t SET entity_type = w.entity_type, display_name = w.display_name,
+             legal_name = w.legal_name, description = w.description, website_url = w.website_url,
+             email = w.email, phone = w.phone, address_text = w.address_text, city = w.city,
+             country_code = w.country_code, categories = w.categories, tags = w.tags,
+             link_urls = w.link_urls, contact_agent_id = w.contact_agent_id,
+             location_lat = w.location_lat, location_lng = w.location_lng, status = w.status,
+             context_l0_routing = w.context_l0_routing, context_l1_common = w.context_l1_common,
+             context_l2_specific = w.context_l2_specific,
+             context_l2_available_features = w.context_l2_available_features,
+             source_ref = w.source_ref, website_key = w.website_key, phone_key = w.phone_key,
+             name_key = w.name_key, field_evidence = w.field_evidence,
+             score_data_richness = w.score_data_richness,
+             score_agent_reputation = w.score_agent_reputation, score_signal = w.score_signal,
+             score_confidence = w.score_confidence
+         FROM (",
+        WRITTEN_ROWS,
+        ") w WHERE t.id = w.id"
+    ));
+    bind_rows(query, rows, vec![None; rows.len()])
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The columns `WRITTEN_ROWS` yields, in its order (its `id` and `created_by` follow).
+const WRITTEN_COLUMNS: &str = "entity_type, display_name, legal_name, description, website_url, email, phone, \
+    address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat, location_lng, \
+    status, context_l0_routing, context_l1_common, context_l2_specific, context_l2_available_features, source_ref, \
+    website_key, phone_key, name_key, field_evidence, score_data_richness, score_agent_reputation, score_signal, \
+    score_confidence";
+
+/// Rows of entity writes from the arrays `bind_rows` binds ($1..$38), one row per record, its id
+/// and creator last. The three text-array columns arrive flattened, each row with its slice
+/// bounds: UNNEST cannot carry arrays of arrays of different lengths.
+const WRITTEN_ROWS: &str = "SELECT u.entity_type, u.display_name, u.legal_name, u.description, u.website_url, \
+    u.email, u.phone, u.address_text, u.city, u.country_code, ($11::text[])[u.categories_from + 1:u.categories_to] AS categories, \
+    ($14::text[])[u.tags_from + 1:u.tags_to] AS tags, u.link_urls, u.contact_agent_id, u.location_lat, u.location_lng, \
+    u.status, u.context_l0_routing, u.context_l1_common, u.context_l2_specific, \
+    ($23::text[])[u.features_from + 1:u.features_to] AS context_l2_available_features, u.source_ref, u.website_key, u.phone_key, u.name_key, \
+    u.field_evidence, u.score_data_richness, u.score_agent_reputation, u.score_signal, u.score_confidence, u.id, \
+    u.created_by \
+    FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], \
+        $9::text[], $10::text[], $12::int4[], $13::int4[], $15::int4[], $16::int4[], $17::jsonb[], $18::uuid[], \
+        $19::float8[], $20::float8[], $21::text[], $22::jsonb[], $24::int4[], $25::int4[], $26::jsonb[], \
+        $27::jsonb[], $28::text[], $29::text[], $30::text[], $31::text[], $32::jsonb[], $33::numeric[], \
+        $34::numeric[], $35::numeric[], $36::numeric[], $37::uuid[], $38::uuid[]) \
+    AS u(entity_type, display_name, legal_name, description, website_url, email, phone, address_text, city, \
+        country_code, categories_from, categories_to, tags_from, tags_to, link_urls, contact_agent_id, \
+        location_lat, location_lng, status, context_l0_routing, features_from, features_to, context_l1_common, \
+        context_l2_specific, source_ref, website_key, phone_key, name_key, field_evidence, score_data_richness, \
+        score_agent_reputation, score_signal, score_confidence, id, created_by)";
+
+/// One text-array column of many rows: the elements one after the other, and each row's bounds.
+fn flattened<'a>(
+    rows: &[(Uuid, &'a EntityWrite, &ScoreUpdate)],
+    column: fn(&EntityWrite) -> &Vec<String>,
+) -> (Vec<&'a str>, Vec<i32>, Vec<i32>) {
+    let mut flat = Vec::new();
+    let (mut from, mut to) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
+    for (_, w, _) in rows {
+        from.push(flat.len() as i32);
+        flat.extend(column(w).iter().map(String::as_str));
+        to.push(flat.len() as i32);
+    }
+    (flat, from, to)
+}
+
+/// Binds $1..$38 of `WRITTEN_ROWS`.
+fn bind_rows<'q>(
+    query: PgQuery<'q>,
+    rows: &[(Uuid, &'q EntityWrite, &ScoreUpdate)],
+    created_by: Vec<Option<Uuid>>,
+) -> PgQuery<'q> {
+    let text =
+        |pick: fn(&EntityWrite) -> &str| rows.iter().map(|(_, w, _)| pick(w)).collect::<Vec<_>>();
+    let optional = |pick: fn(&EntityWrite) -> Option<&str>| {
+        rows.iter().map(|(_, w, _)| pick(w)).collect::<Vec<_>>()
+    };
+    let json =
+        |pick: fn(&EntityWrite) -> &Value| rows.iter().map(|(_, w, _)| pick(w)).collect::<Vec<_>>();
+    let (categories, categories_from, categories_to) = flattened(rows, |w| &w.categories);
+    let (tags, tags_from, tags_to) = flattened(rows, |w| &w.tags);
+    let (features, features_from, features_to) =
+        flattened(rows, |w| &w.context_l2_available_features);
+    query
+        .bind(text(|w| &w.entity_type))
+        .bind(text(|w| &w.display_name))
+        .bind(optional(|w| w.legal_name.as_deref()))
+        .bind(optional(|w| w.description.as_deref()))
+        .bind(optional(|w| w.website_url.as_deref()))
+        .bind(optional(|w| w.email.as_deref()))
+        .bind(optional(|w| w.phone.as_deref()))
+        .bind(optional(|w| w.address_text.as_deref()))
+        .bind(optional(|w| w.city.as_deref()))
+        .bind(optional(|w| w.country_code.as_deref()))
+        .bind(categories)
+        .bind(categories_from)
+        .bind(categories_to)
+        .bind(tags)
+        .bind(tags_from)
+        .bind(tags_to)
+        .bind(json(|w| &w.link_urls))
+        .bind(
+            rows.iter()
+                .map(|(_, w, _)| w.contact_agent_id)
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            rows.iter()
+                .map(|(_, w, _)| w.location_lat)
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            rows.iter()
+                .map(|(_, w, _)| w.location_lng)
+                .collect::<Vec<_>>(),
+        )
+        .bind(text(|w| &w.status))
+        .bind(json(|w| &w.context_l0_routing))
+        .bind(features)
+        .bind(features_from)
+        .bind(features_to)
+        .bind(json(|w| &w.context_l1_common))
+        .bind(json(|w| &w.context_l2_specific))
+        .bind(optional(|w| w.source_ref.as_deref()))
+        .bind(optional(|w| w.website_key.as_deref()))
+        .bind(optional(|w| w.phone_key.as_deref()))
+        .bind(text(|w| &w.name_key))
+        .bind(json(|w| &w.field_evidence))
+        .bind(
+            rows.iter()
+                .map(|(_, _, s)| s.data_richness)
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            rows.iter()
+                .map(|(_, _, s)| s.agent_reputation)
+                .collect::<Vec<_>>(),
+        )
+        .bind(rows.iter().map(|(_, _, s)| s.signal).collect::<Vec<_>>())
+        .bind(
+            rows.iter()
+                .map(|(_, _, s)| s.confidence)
+                .collect::<Vec<_>>(),
+        )
+        .bind(rows.iter().map(|(id, _, _)| *id).collect::<Vec<_>>())
+        .bind(created_by)
 }
 
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;

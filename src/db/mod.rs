@@ -242,6 +242,13 @@ pub async fn try_advisory_xact_locks(
     .await
 }
 
+/// Gives back what a connection's buffers grew to for a large statement or result (a transformer
+/// batch's writes send some 500 KB): every pooled connection otherwise keeps the largest message
+/// it ever carried for as long as it lives.
+pub fn release_buffers(conn: &mut sqlx::PgConnection) {
+    sqlx::Connection::shrink_buffers(conn);
+}
+
 /// This transaction's commit does not wait for the WAL flush. Only for work that is redone when
 /// lost (the transformer: a lost outcome leaves its entries `pending`).
 pub async fn relax_commit_durability(conn: &mut sqlx::PgConnection) -> Result<(), sqlx::Error> {

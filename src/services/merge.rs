@@ -220,7 +220,7 @@ fn contribution<'a>(
         transformer_version: TRANSFORMER_VERSION,
         run_id,
         reason,
-        metadata,
+        metadata: std::borrow::Cow::Owned(metadata),
     }
 }
 

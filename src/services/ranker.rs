@@ -186,7 +186,37 @@ pub async fn rank_many(
                 .collect()
         }
     };
-    let evidence = db::agent_evidence(conn, table, ids).await?;
+    let ordered: Vec<(Uuid, f64)> = ids
+        .iter()
+        .filter_map(|id| richness.get(id).map(|r| (*id, *r)))
+        .collect();
+    let updates = scores_of(conn, table, &ordered, freshness).await?;
+    let results = updates
+        .iter()
+        .map(|(id, update)| RankerResult {
+            entity_id: *id,
+            score_confidence: update.confidence,
+            score_data_richness: update.data_richness,
+            score_signal: update.signal,
+        })
+        .collect();
+    db::update_scores(conn, table, &updates).await?;
+    Ok(results)
+}
+
+/// The scores of records whose richness the caller knows (read, or about to be written), from
+/// their contributing agents and signals as the database has them: nothing is written.
+pub async fn scores_of(
+    conn: &mut PgConnection,
+    table: CanonicalTable,
+    richness: &[(Uuid, f64)],
+    freshness: Freshness,
+) -> AppResult<Vec<(Uuid, ScoreUpdate)>> {
+    if richness.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<Uuid> = richness.iter().map(|(id, _)| *id).collect();
+    let evidence = db::agent_evidence(conn, table, &ids).await?;
     let mut authors: Vec<Uuid> = evidence.iter().map(|row| row.agent_id).collect();
     authors.sort_unstable();
     authors.dedup();
@@ -203,32 +233,21 @@ pub async fn rank_many(
             });
     }
     let mut signals: HashMap<Uuid, Vec<SignalInput>> = HashMap::new();
-    for row in db::distinct_signals(conn, table, ids).await? {
+    for row in db::distinct_signals(conn, table, &ids).await? {
         signals.entry(row.target_id).or_default().push(SignalInput {
             signal_type: row.signal_type,
             weight: row.weight.to_f64().unwrap_or(1.0),
         });
     }
     let now = chrono::Utc::now();
-    let mut updates = Vec::with_capacity(richness.len());
-    let mut results = Vec::with_capacity(richness.len());
-    for id in ids {
-        let Some(richness) = richness.get(id) else {
-            continue;
-        };
-        let agents = agents.get(id).map(Vec::as_slice).unwrap_or_default();
-        let signals = signals.get(id).map(Vec::as_slice).unwrap_or_default();
-        let update = stored(ranker::scores(*richness, agents, signals, now));
-        results.push(RankerResult {
-            entity_id: *id,
-            score_confidence: update.confidence,
-            score_data_richness: update.data_richness,
-            score_signal: update.signal,
-        });
-        updates.push((*id, update));
-    }
-    db::update_scores(conn, table, &updates).await?;
-    Ok(results)
+    Ok(richness
+        .iter()
+        .map(|(id, richness)| {
+            let agents = agents.get(id).map(Vec::as_slice).unwrap_or_default();
+            let signals = signals.get(id).map(Vec::as_slice).unwrap_or_default();
+            (*id, stored(ranker::scores(*richness, agents, signals, now)))
+        })
+        .collect())
 }
 
 pub async fn rank(

@@ -223,9 +223,12 @@ fn related(ours: &str, theirs: &str) -> bool {
 /// `longer` is `shorter`'s words followed by more words; `shorter` has at least two words, so a
 /// generic word ("cafe") never extends into every name that starts with it.
 fn extends(shorter: &str, longer: &str) -> bool {
-    let short: Vec<&str> = shorter.split(' ').collect();
-    let long: Vec<&str> = longer.split(' ').collect();
-    short.len() >= 2 && long.len() > short.len() && long[..short.len()] == short[..]
+    // Word by word, `longer` starts with `shorter`'s words and has more: it is `shorter`, a space,
+    // and the rest.
+    shorter.contains(' ')
+        && longer.len() > shorter.len()
+        && longer.starts_with(shorter)
+        && longer.as_bytes()[shorter.len()] == b' '
 }
 
 fn ambiguous(mut found: Vec<&Assessment>, why: &str) -> MatchDecision {
@@ -669,6 +672,44 @@ mod tests {
         name_key, phone_key, source_ref_key, title_key, website_host, website_key,
     };
     use super::*;
+
+    /// `extends` compares words without splitting: the same answers as splitting both names.
+    #[test]
+    fn extends_agrees_with_comparing_split_words() {
+        fn by_words(shorter: &str, longer: &str) -> bool {
+            let short: Vec<&str> = shorter.split(' ').collect();
+            let long: Vec<&str> = longer.split(' ').collect();
+            short.len() >= 2 && long.len() > short.len() && long[..short.len()] == short[..]
+        }
+        let names = [
+            "",
+            " ",
+            "  ",
+            "bolt",
+            "bolt ",
+            "bolt electric",
+            "bolt electric ",
+            "bolt electrical",
+            "bolt electric services",
+            "bolt  electric",
+            "bolt  electric services",
+            " bolt electric",
+            "bolt electricx services",
+            "bolt electric  services",
+            "cafe",
+            "cafe nero",
+            "cafe nero x",
+        ];
+        for shorter in names {
+            for longer in names {
+                assert_eq!(
+                    extends(shorter, longer),
+                    by_words(shorter, longer),
+                    "{shorter:?} / {longer:?}"
+                );
+            }
+        }
+    }
 
     struct Business<'a> {
         name: &'a str,

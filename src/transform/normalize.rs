@@ -114,11 +114,18 @@ pub fn name_key(raw: &str) -> String {
 /// Scandinavian "oe" for ø and "aa" for å. Name keys fold ä to "a" (transliteration drops the
 /// dots), so both spellings meet here. Only for comparing two keys: a few unrelated names meet
 /// too ("joe" / "jo"), which names written that close usually are anyway.
-pub fn digraph_fold(key: &str) -> String {
-    key.replace("aa", "a")
-        .replace("ae", "a")
-        .replace("oe", "o")
-        .replace("ue", "u")
+pub fn digraph_fold(key: &str) -> std::borrow::Cow<'_, str> {
+    // Most keys hold no digraph: then no replacement below could change anything, and matching
+    // compares every candidate's key this way.
+    if !["aa", "ae", "oe", "ue"].iter().any(|d| key.contains(d)) {
+        return std::borrow::Cow::Borrowed(key);
+    }
+    std::borrow::Cow::Owned(
+        key.replace("aa", "a")
+            .replace("ae", "a")
+            .replace("oe", "o")
+            .replace("ue", "u"),
+    )
 }
 
 /// Whether a name ends in a legal form ("Acme Ltd", "Müller GmbH & Co. KG").

@@ -893,6 +893,158 @@ async fn created_entities_carry_the_scores_the_ranker_gives_them() {
     }
 }
 
+/// A batch holds the entities it writes until its end: a record merged into twice, and one created
+/// and then merged into within the batch, end with every merge's fields and with the scores the
+/// ranker gives them (from the same stored track records).
+#[tokio::test]
+async fn records_a_batch_creates_and_merges_into_end_with_every_merge_and_the_rankers_scores() {
+    let s = setup().await;
+    let base = s
+        .app
+        .publish(
+            &s.alice,
+            &s.admin,
+            entity_entry("Held Bakery", LAT, LNG, json!({})),
+        )
+        .await;
+    assert_eq!(base["link_type"], "created");
+    let (near_lat, near_lng) = east(LAT, LNG, 20.0);
+    let (florist_lat, florist_lng) = east(LAT, LNG, 3_000.0);
+    let (beside_lat, beside_lng) = east(florist_lat, florist_lng, 30.0);
+    let batch = [
+        (
+            &s.bob,
+            entity_entry(
+                "Held Bakery",
+                near_lat,
+                near_lng,
+                json!({"description": "Sourdough"}),
+            ),
+        ),
+        (
+            &s.alice,
+            entity_entry(
+                "Held Bakery",
+                LAT,
+                LNG,
+                json!({"website_url": "https://held-bakery.example"}),
+            ),
+        ),
+        (
+            &s.alice,
+            entity_entry("Held Florist", florist_lat, florist_lng, json!({})),
+        ),
+        (
+            &s.bob,
+            entity_entry(
+                "Held Florist",
+                beside_lat,
+                beside_lng,
+                json!({"categories": ["florist"]}),
+            ),
+        ),
+        (
+            &s.bob,
+            entity_entry(
+                "Held Florist",
+                beside_lat,
+                beside_lng,
+                json!({"categories": ["florist"]}),
+            ),
+        ),
+    ];
+    let mut ids = Vec::new();
+    for (key, body) in batch {
+        let created = s.app.post_entry(key, body).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        ids.push(created.body["id"].as_str().unwrap().to_string());
+    }
+    let processed = s
+        .app
+        .request(
+            "POST",
+            "/api/v1/transformer/process-pending",
+            None,
+            Some(&s.admin),
+        )
+        .await;
+    assert_eq!(processed.body["processed"], 5, "{}", processed.text);
+    let result_of = |id: &str| {
+        processed.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["space_time_entry_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let links: Vec<Value> = ids
+        .iter()
+        .map(|id| result_of(id)["link_type"].clone())
+        .collect();
+    assert_eq!(
+        links,
+        vec![
+            json!("updated"),
+            json!("updated"),
+            json!("created"),
+            json!("updated"),
+            json!("matched")
+        ]
+    );
+    let bakery: uuid::Uuid = canonical_id(&base).parse().unwrap();
+    let florist: uuid::Uuid = canonical_id(&result_of(&ids[2])).parse().unwrap();
+    assert_eq!(canonical_id(&result_of(&ids[0])), bakery.to_string());
+    assert_eq!(canonical_id(&result_of(&ids[1])), bakery.to_string());
+    assert_eq!(canonical_id(&result_of(&ids[3])), florist.to_string());
+    assert_eq!(canonical_id(&result_of(&ids[4])), florist.to_string());
+    assert_eq!(
+        s.app.count("SELECT count(*) FROM canonical.entities").await,
+        2
+    );
+    let fields: (Option<String>, Option<String>) =
+        sqlx::query_as("SELECT description, website_url FROM canonical.entities WHERE id = $1")
+            .bind(bakery)
+            .fetch_one(s.app.pool())
+            .await
+            .unwrap();
+    assert_eq!(
+        fields,
+        (
+            Some("Sourdough".into()),
+            Some("https://held-bakery.example".into())
+        )
+    );
+    let categories: Vec<String> =
+        sqlx::query_scalar("SELECT categories FROM canonical.entities WHERE id = $1")
+            .bind(florist)
+            .fetch_one(s.app.pool())
+            .await
+            .unwrap();
+    assert_eq!(categories, vec!["florist".to_string()]);
+    let stored: Vec<(uuid::Uuid, rust_decimal::Decimal, rust_decimal::Decimal)> = sqlx::query_as(
+        "SELECT id, score_confidence, score_data_richness FROM canonical.entities ORDER BY id",
+    )
+    .fetch_all(s.app.pool())
+    .await
+    .unwrap();
+    let mut tx = s.app.pool().begin().await.unwrap();
+    let ranked = spacetime_records::services::ranker::rank_many(
+        &mut tx,
+        spacetime_records::domain::CanonicalTable::Entities,
+        &[bakery, florist],
+        spacetime_records::services::ranker::Freshness::Recent,
+    )
+    .await
+    .unwrap();
+    tx.rollback().await.unwrap();
+    for (id, confidence, richness) in stored {
+        let result = ranked.iter().find(|r| r.entity_id == id).unwrap();
+        assert_eq!(result.score_data_richness, richness, "richness of {id}");
+        assert_eq!(result.score_confidence, confidence, "confidence of {id}");
+    }
+}
+
 /// Another worker holding an entry's area or identity locks leaves the entry pending (never
 /// waiting, never processed twice); it is processed once the locks are free.
 #[tokio::test]

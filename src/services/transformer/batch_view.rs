@@ -4,6 +4,7 @@
 //! and the reputations of the entries' authors.
 
 use super::entity::draft_keys;
+use super::held::HeldEntities;
 use super::keys::entity_keys;
 use crate::db::entities::{self as entities_db, CandidateQuery, EntityCandidate};
 use crate::db::entries::SpaceTimeEntry;
@@ -34,6 +35,9 @@ pub struct BatchView {
     reputations: HashMap<Uuid, f64>,
     /// Identity keys computed while fetching (phone parsing is the costly part), per entry id.
     keys: HashMap<Uuid, IdentityKeys>,
+    /// The entity writes held until the end of the batch; `None` when every write goes to the
+    /// database at once (the careful path, operators' resolutions).
+    pub held: Option<HeldEntities>,
     /// Set when an operator resolves a reviewed entry: the decision is theirs, not the rules'.
     pub operator: Option<OperatorDecision>,
 }
@@ -77,6 +81,7 @@ impl BatchView {
         }
         Ok(BatchView {
             fetched: Some(fetched),
+            held: Some(HeldEntities::default()),
             keys: keyed
                 .into_iter()
                 .map(|(entry, keys)| (entry.id, keys))
@@ -102,7 +107,8 @@ impl BatchView {
     ) -> AppResult<Vec<EntityCandidate>> {
         let ahead = self.fetched.as_mut().and_then(|f| f.remove(&entry.id));
         let Some(rows) = ahead else {
-            // Fetched now, the rows already include whatever this batch wrote.
+            // Fetched now, the rows include whatever this batch wrote once nothing is held.
+            self.write_held_now(conn).await?;
             let rows = entities_db::candidates_many(
                 conn,
                 &[query(entry, keys)],
@@ -148,10 +154,20 @@ impl BatchView {
         });
     }
 
-    /// Another kind of change (a claim, a withdrawal) may make fetched candidates stale: from here
-    /// on, entries query the database.
-    pub fn forget_fetched(&mut self) {
+    /// Another kind of change (a claim, a withdrawal) may make fetched candidates stale: what the
+    /// batch holds is written now, and from here on entries query the database and write at once.
+    pub async fn forget_fetched(&mut self, conn: &mut PgConnection) -> AppResult<()> {
+        self.write_held_now(conn).await?;
+        self.held = None;
         self.fetched = None;
+        Ok(())
+    }
+
+    async fn write_held_now(&mut self, conn: &mut PgConnection) -> AppResult<()> {
+        match self.held.as_mut() {
+            Some(held) if !held.is_empty() => held.write_now(conn).await,
+            _ => Ok(()),
+        }
     }
 
     pub async fn reputation(&mut self, conn: &mut PgConnection, agent_id: Uuid) -> AppResult<f64> {

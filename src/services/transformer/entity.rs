@@ -144,17 +144,27 @@ pub async fn apply(
     };
     match (intent, draft) {
         (EntryIntent::Claim, _) => {
-            view.forget_fetched();
+            view.forget_fetched(conn).await?;
             ownership::claim(conn, entry, TABLE, id).await
         }
         (EntryIntent::Withdraw, _) => {
-            view.forget_fetched();
+            view.forget_fetched(conn).await?;
             ownership::withdraw(conn, entry, TABLE, id).await
         }
-        (_, Some(draft)) => match db::get_for_update(conn, id).await? {
-            Some(locked) => merge(conn, view, entry, locked, &draft, meta).await,
-            None => Ok(Decision::rejected("the target entity does not exist")),
-        },
+        (_, Some(draft)) => {
+            let held = match view.held.as_ref() {
+                Some(held) => held.locked(id)?,
+                None => None,
+            };
+            let locked = match held {
+                Some(locked) => Some(locked),
+                None => db::get_for_update(conn, id).await?,
+            };
+            match locked {
+                Some(locked) => merge(conn, view, entry, locked, &draft, meta).await,
+                None => Ok(Decision::rejected("the target entity does not exist")),
+            }
+        }
         (_, None) => Ok(Decision::rejected("the entry carries no usable content")),
     }
 }
@@ -194,12 +204,26 @@ const ENTITY_FIELDS: &[&str] = &[
     "location",
 ];
 
+/// The field evidence of a record its entry created: that entry's, for every field.
+pub fn created_evidence(evidence: &FieldEvidence) -> Value {
+    initial_evidence(ENTITY_FIELDS, evidence)
+}
+
 /// The record an entry creates. Pure, so `entity(id, asOf:)` replays it from the entry.
 pub fn created_write(
     entry: &SpaceTimeEntry,
     draft: &EntityDraft,
     keys: &IdentityKeys,
 ) -> EntityWrite {
+    EntityWrite {
+        field_evidence: created_evidence(&evidence_of(entry)),
+        ..created_fields(entry, draft, keys)
+    }
+}
+
+/// `created_write` without its field evidence (`Value::Null`), for a batch that holds the record
+/// until it writes it.
+fn created_fields(entry: &SpaceTimeEntry, draft: &EntityDraft, keys: &IdentityKeys) -> EntityWrite {
     let d = draft.clone();
     EntityWrite {
         entity_type: d.entity_type,
@@ -232,7 +256,7 @@ pub fn created_write(
         website_key: keys.website_key.clone(),
         phone_key: keys.phone_key.clone(),
         name_key: keys.name_key.clone().unwrap_or_default(),
-        field_evidence: initial_evidence(ENTITY_FIELDS, &evidence_of(entry)),
+        field_evidence: Value::Null,
     }
 }
 
@@ -244,7 +268,10 @@ async fn create(
     meta: Value,
 ) -> AppResult<Decision> {
     let keys = view.entity_keys(entry, draft);
-    let write = created_write(entry, draft, &keys);
+    let write = match view.held {
+        Some(_) => created_fields(entry, draft, &keys),
+        None => created_write(entry, draft, &keys),
+    };
     let creator = AgentEvidence {
         confidence: entry.score_confidence.to_f64().unwrap_or(0.5),
         reputation: view.reputation(conn, entry.agent_id).await?,
@@ -254,8 +281,11 @@ async fn create(
     };
     let scores = ranker::first_scores(ranker::entity_write_richness(&write), creator);
     let id = Uuid::now_v7();
-    db::insert(conn, id, &write, entry.agent_id, &scores).await?;
     view.wrote(id, entry.latitude, entry.longitude, &keys);
+    match view.held.as_mut() {
+        Some(held) => held.create(id, write, entry.agent_id, scores, evidence_of(entry)),
+        None => db::insert(conn, id, &write, entry.agent_id, &scores).await?,
+    }
     Ok(Decision::linked(
         TABLE,
         id,
@@ -385,6 +415,9 @@ async fn merge(
     let id = locked.record.id;
     let before = Identity::of(&locked.record);
     let setters = locked.field_evidence.clone();
+    let created_by = locked.created_by_agent_id;
+    // A held record that a merge leaves unchanged stays as it was read.
+    let original = view.held.is_some().then(|| locked.clone());
     let (write, changed, keys) = merged_write(locked, entry, draft);
     let replaced = replaced_identity(&before, &write, &setters, entry.agent_id);
     if !replaced.is_empty()
@@ -400,9 +433,6 @@ async fn merge(
             json!({"candidates": [{"id": id}], "fields": replaced}),
         ));
     }
-    if !changed.is_empty() {
-        db::update(conn, id, &write).await?;
-    }
     view.wrote(
         id,
         write.location_lat,
@@ -412,6 +442,18 @@ async fn merge(
             ..keys
         },
     );
+    match (view.held.as_mut(), original) {
+        (Some(held), Some(original)) => {
+            held.merged(
+                id,
+                (!changed.is_empty()).then_some(write),
+                created_by,
+                original,
+            );
+        }
+        _ if !changed.is_empty() => db::update(conn, id, &write).await?,
+        _ => {}
+    }
     Ok(Decision::merged(TABLE, id, entry, changed, &meta))
 }
 

@@ -2,6 +2,7 @@
 //! and the ranker's scores, all in the caller's transaction.
 
 use super::ProcessResult;
+use super::held::HeldEntities;
 use crate::db::contributions::{self, NewContribution};
 use crate::db::entries::{self as entries_db, Outcome, SpaceTimeEntry};
 use crate::domain::{CanonicalTable, EntryStatus, LinkType};
@@ -123,12 +124,14 @@ fn contribution_weight(link_type: LinkType) -> Decimal {
     }
 }
 
-/// Writes a whole batch's decisions: its contributions (one statement), the scores of every record
-/// it touched (once per record), and the entries' outcomes (one statement).
+/// Writes a whole batch's decisions: its contributions (one statement), the entities it held
+/// (`held`), the scores of every record it touched (once per record), and the entries' outcomes
+/// (one statement).
 pub async fn record_all(
     conn: &mut PgConnection,
     decided: &[(&SpaceTimeEntry, Decision)],
     run_id: Uuid,
+    mut held: Option<HeldEntities>,
 ) -> AppResult<Vec<ProcessResult>> {
     let contributions: Vec<NewContribution<'_>> = decided
         .iter()
@@ -148,7 +151,7 @@ pub async fn record_all(
                 transformer_version: TRANSFORMER_VERSION,
                 run_id,
                 reason: &decision.reason,
-                metadata: decision.metadata.clone(),
+                metadata: std::borrow::Cow::Borrowed(&decision.metadata),
             })
         })
         .collect();
@@ -167,6 +170,12 @@ pub async fn record_all(
             .collect();
         touched.sort_unstable();
         touched.dedup();
+        if table == CanonicalTable::Entities
+            && let Some(held) = held.take()
+        {
+            let ranked = held.write_all(conn, &touched).await?;
+            touched.retain(|id| !ranked.contains(id));
+        }
         crate::services::ranker::rank_many(
             conn,
             table,

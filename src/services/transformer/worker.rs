@@ -64,8 +64,8 @@ async fn drain_loop(
 ) {
     while !*stop.borrow() {
         wake.borrow_and_update();
-        match super::drain(&state, DRAIN_LIMIT, "worker").await {
-            Ok(result) if result.processed > 0 => continue,
+        match super::drain_counting(&state, DRAIN_LIMIT, "worker").await {
+            Ok(processed) if processed > 0 => continue,
             Ok(_) => {}
             Err(err) => tracing::error!(
                 error = err.public_message(),
