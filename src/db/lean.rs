@@ -86,11 +86,13 @@ impl managed::Manager for Manager {
     ) -> RecycleResult<sqlx::Error> {
         // `last_used` counts from the connection's last check-out, which is at or before its
         // return: the rule errs towards pinging.
-        if liveness::needs_ping(metrics.last_used()) {
-            conn.ping().await.map_err(|error| {
+        match liveness::check(metrics.age(), metrics.last_used()) {
+            liveness::Check::Use => {}
+            liveness::Check::Retire => return Err(RecycleError::message("retired")),
+            liveness::Check::Ping => conn.ping().await.map_err(|error| {
                 liveness::note_connection_failure();
                 RecycleError::Backend(error)
-            })?;
+            })?,
         }
         Ok(())
     }

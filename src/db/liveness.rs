@@ -3,10 +3,11 @@
 //! sqlx pings every connection before handing it out (`test_before_acquire`), one extra round
 //! trip per request: 14% of a read by id. A connection that was in use a moment ago is almost
 //! certainly alive, so, like HikariCP's bypass window, the ping is kept only for connections idle
-//! longer than `RECENTLY_USED`, and for every connection released before the last connection
-//! failure this process saw: after a database restart, the first failed request makes all the
-//! older connections prove themselves before they are used again, instead of failing one request
-//! each.
+//! longer than `RECENTLY_USED`. Once this process has seen a connection fail (a database restart,
+//! a cut network), every connection opened before that failure is retired instead of being
+//! trusted: the first failed request makes all the older ones go, rather than failing one
+//! request each, and no rule about when a connection was last used can be fooled by a
+//! connection that was handled without being used.
 
 use sqlx::pool::PoolConnectionMetadata;
 use std::sync::OnceLock;
@@ -15,6 +16,10 @@ use std::time::{Duration, Instant};
 
 /// Connections used more recently than this are handed out without a ping.
 pub const RECENTLY_USED: Duration = Duration::from_millis(500);
+
+/// A connection older than this is closed when it would next be handed out (sqlx's default
+/// `max_lifetime`): a long-lived backend slowly grows its caches.
+pub const MAX_LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// Nanoseconds since `epoch()` of the last connection failure seen, 0 if none.
 static LAST_FAILURE: AtomicU64 = AtomicU64::new(0);
@@ -35,33 +40,54 @@ pub fn note_connection_failure() {
     LAST_FAILURE.fetch_max(now, Ordering::Relaxed);
 }
 
-/// Whether an idle connection must be pinged before it is used.
-pub fn needs_ping(idle_for: Duration) -> bool {
-    if idle_for > RECENTLY_USED {
-        return true;
+/// What to do with an idle connection before handing it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    Use,
+    Ping,
+    /// Close it and open another.
+    Retire,
+}
+
+/// The rule for a connection opened `age` ago and idle for `idle_for`.
+pub fn check(age: Duration, idle_for: Duration) -> Check {
+    if age > MAX_LIFETIME || opened_before_last_failure(age) {
+        Check::Retire
+    } else if idle_for > RECENTLY_USED {
+        Check::Ping
+    } else {
+        Check::Use
     }
+}
+
+fn opened_before_last_failure(age: Duration) -> bool {
     let last_failure = LAST_FAILURE.load(Ordering::Relaxed);
     if last_failure == 0 {
         return false;
     }
-    let released_at = nanos_since_epoch(Instant::now().checked_sub(idle_for).unwrap_or(epoch()));
-    released_at <= last_failure
+    let opened_at = nanos_since_epoch(Instant::now().checked_sub(age).unwrap_or(epoch()));
+    opened_at <= last_failure
 }
 
-/// The pool hook: ping only when `needs_ping` says so; a failed ping discards the connection.
+/// The sqlx pool hook. `meta.idle_for` is the time since the connection was last released only
+/// because the pool has no reaper (`db::pool_options`).
 pub fn check_before_acquire(
     conn: &mut sqlx::PgConnection,
     meta: PoolConnectionMetadata,
 ) -> futures::future::BoxFuture<'_, Result<bool, sqlx::Error>> {
     Box::pin(async move {
-        if needs_ping(meta.idle_for) {
-            use sqlx::Connection;
-            if let Err(err) = conn.ping().await {
-                note_connection_failure();
-                return Err(err);
+        match check(meta.age, meta.idle_for) {
+            Check::Retire => Ok(false),
+            Check::Use => Ok(true),
+            Check::Ping => {
+                use sqlx::Connection;
+                if let Err(err) = conn.ping().await {
+                    note_connection_failure();
+                    return Err(err);
+                }
+                Ok(true)
             }
         }
-        Ok(true)
     })
 }
 
@@ -70,14 +96,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn idle_connections_are_pinged_and_recent_ones_only_after_a_failure() {
-        assert!(needs_ping(RECENTLY_USED + Duration::from_millis(1)));
-        // A connection released 50 ms ago, then a failure: it must prove itself.
+    fn idle_connections_are_pinged_and_those_older_than_a_failure_retired() {
+        let fresh = Duration::from_millis(1);
+        assert_eq!(check(fresh, RECENTLY_USED + fresh), Check::Ping);
+        assert_eq!(check(MAX_LIFETIME + fresh, fresh), Check::Retire);
+        // A connection opened 50 ms ago, then a failure: it goes, however recently it was used.
         std::thread::sleep(Duration::from_millis(60));
         note_connection_failure();
-        assert!(needs_ping(Duration::from_millis(50)));
-        // A connection released after the failure is trusted again.
+        assert_eq!(check(Duration::from_millis(50), fresh), Check::Retire);
+        // A connection opened after the failure is trusted.
         std::thread::sleep(Duration::from_millis(20));
-        assert!(!needs_ping(Duration::from_millis(5)));
+        assert_eq!(check(Duration::from_millis(5), fresh), Check::Use);
     }
 }

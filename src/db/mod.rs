@@ -51,6 +51,12 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false)
         .before_acquire(liveness::check_before_acquire)
+        // sqlx's reaper, which enforces these two, puts every idle connection it inspects back
+        // as if just released: one idle since before a database restart would then look
+        // recently used and skip its ping. The hook retires old connections instead
+        // (`liveness::MAX_LIFETIME`); idle ones stay open, at most `max_connections`.
+        .idle_timeout(None)
+        .max_lifetime(None)
 }
 
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {
