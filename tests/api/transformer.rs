@@ -801,15 +801,7 @@ async fn one_batch_matches_a_second_sighting_to_the_entity_it_just_created() {
         .await;
     assert_eq!(processed.status, StatusCode::OK, "{}", processed.text);
     assert_eq!(processed.body["processed"], 3);
-    let result_of = |id: &str| {
-        processed.body["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["space_time_entry_id"] == id)
-            .unwrap_or_else(|| panic!("no result for {id}: {}", processed.body))
-            .clone()
-    };
+    let result_of = |id: &str| result_for(&processed.body, id);
     let (first, second, far) = (result_of(&ids[0]), result_of(&ids[1]), result_of(&ids[2]));
     assert_eq!(first["link_type"], "created");
     assert_eq!(canonical_id(&second), canonical_id(&first));
@@ -969,15 +961,7 @@ async fn records_a_batch_creates_and_merges_into_end_with_every_merge_and_the_ra
         )
         .await;
     assert_eq!(processed.body["processed"], 5, "{}", processed.text);
-    let result_of = |id: &str| {
-        processed.body["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["space_time_entry_id"] == id)
-            .unwrap()
-            .clone()
-    };
+    let result_of = |id: &str| result_for(&processed.body, id);
     let links: Vec<Value> = ids
         .iter()
         .map(|id| result_of(id)["link_type"].clone())
@@ -1287,4 +1271,15 @@ async fn the_transformer_reuses_an_agents_track_record_for_a_minute_and_ranker_r
     let (contributed, recount) = stored().await.unwrap();
     assert_eq!(contributed, 2, "a ranker run recounts");
     assert!(recount > first_count);
+}
+
+/// The result of the entry `id` in a `process-pending` answer.
+fn result_for(processed: &Value, id: &str) -> Value {
+    processed["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["space_time_entry_id"] == id)
+        .unwrap_or_else(|| panic!("no result for {id}: {processed}"))
+        .clone()
 }
