@@ -27,6 +27,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use support::generator::{self, EntryKind, PlannedEntry};
+use support::process::{
+    TICKS_PER_SEC, cluster_cpu_ticks, pg_processes, postmaster_pid, stat_fields,
+};
 use tower::ServiceExt;
 
 const DATABASE: &str = "strs_bench";
@@ -37,8 +40,6 @@ const DRAIN_BATCH: i64 = 200;
 /// background worker does.
 const TRIGGER: &str = "worker";
 const DEFAULT_SEED: u64 = 20_261_121;
-/// Linux reports process CPU time in clock ticks of USER_HZ, which is 100 on every mainstream arch.
-const CLOCK_TICKS_PER_SEC: f64 = 100.0;
 
 fn main() -> anyhow::Result<()> {
     // `cargo bench` passes `--bench` (and any filter); there is nothing to filter here.
@@ -596,48 +597,6 @@ fn status_kb(pid: &str, field: &str) -> Option<u64> {
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
-fn postmaster_pid(data_dir: &Path) -> Option<u32> {
-    std::fs::read_to_string(data_dir.join("postmaster.pid"))
-        .ok()?
-        .lines()
-        .next()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// Fields of /proc/<pid>/stat after the command name: [0] state, [1] ppid, [11] utime,
-/// [12] stime, [13] cutime, [14] cstime.
-fn stat_fields(pid: u32) -> Option<Vec<u64>> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    Some(
-        rest.split_whitespace()
-            .map(|f| f.parse().unwrap_or(0))
-            .collect(),
-    )
-}
-
-/// The postmaster and its children (backends, background workers).
-fn pg_processes(postmaster: u32) -> Vec<u32> {
-    let mut pids = vec![postmaster];
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for entry in dir.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if stat_fields(pid).is_some_and(|f| f.get(1) == Some(&u64::from(postmaster))) {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
-}
-
 struct CpuSnapshot {
     bench_ticks: u64,
     pg_ticks: u64,
@@ -664,32 +623,17 @@ impl CpuUsed {
 impl CpuSnapshot {
     fn since(&self, earlier: &CpuSnapshot) -> CpuUsed {
         CpuUsed {
-            bench_secs: self.bench_ticks.saturating_sub(earlier.bench_ticks) as f64
-                / CLOCK_TICKS_PER_SEC,
-            pg_secs: self.pg_ticks.saturating_sub(earlier.pg_ticks) as f64 / CLOCK_TICKS_PER_SEC,
+            bench_secs: self.bench_ticks.saturating_sub(earlier.bench_ticks) as f64 / TICKS_PER_SEC,
+            pg_secs: self.pg_ticks.saturating_sub(earlier.pg_ticks) as f64 / TICKS_PER_SEC,
         }
     }
 }
 
-/// CPU ticks of this process and of PostgreSQL (live processes plus the children the postmaster
-/// has reaped, which its cutime/cstime hold).
+/// CPU ticks of this process and of PostgreSQL.
 fn cpu_snapshot(postmaster: Option<u32>) -> CpuSnapshot {
-    let own = |f: &[u64]| f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
-    let bench_ticks = stat_fields(std::process::id()).map_or(0, |f| own(&f));
-    let mut pg_ticks = 0;
-    if let Some(postmaster) = postmaster {
-        for pid in pg_processes(postmaster) {
-            if let Some(f) = stat_fields(pid) {
-                pg_ticks += own(&f);
-                if pid == postmaster {
-                    pg_ticks += f.get(13).copied().unwrap_or(0) + f.get(14).copied().unwrap_or(0);
-                }
-            }
-        }
-    }
     CpuSnapshot {
-        bench_ticks,
-        pg_ticks,
+        bench_ticks: stat_fields(std::process::id()).map_or(0, |f| f[11] + f[12]),
+        pg_ticks: postmaster.map_or(0, cluster_cpu_ticks),
     }
 }
 

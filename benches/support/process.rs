@@ -22,11 +22,11 @@ pub fn peak_rss_kb(pid: u32) -> u64 {
 }
 
 /// Linux reports process CPU time in clock ticks of USER_HZ, 100 on every mainstream arch.
-const TICKS_PER_SEC: f64 = 100.0;
+pub const TICKS_PER_SEC: f64 = 100.0;
 
 /// Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] state (read as
 /// 0), [1] ppid, [11] utime, [12] stime, [13] cutime, [14] cstime.
-fn stat_fields(pid: u32) -> Option<Vec<u64>> {
+pub fn stat_fields(pid: u32) -> Option<Vec<u64>> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &stat[stat.rfind(')')? + 1..];
     Some(
@@ -41,33 +41,52 @@ pub fn cpu_seconds(pid: u32) -> f64 {
     stat_fields(pid).map_or(0.0, |f| (f[11] + f[12]) as f64 / TICKS_PER_SEC)
 }
 
-/// CPU seconds a PostgreSQL cluster has used so far: its postmaster (the first line of
-/// `postmaster.pid` in `data_dir`), the live children, and the children it has reaped.
-pub fn cluster_cpu_seconds(data_dir: &std::path::Path) -> f64 {
-    let Some(postmaster) = std::fs::read_to_string(data_dir.join("postmaster.pid"))
+/// The postmaster of the cluster in `data_dir` (the first line of its `postmaster.pid`).
+pub fn postmaster_pid(data_dir: &std::path::Path) -> Option<u32> {
+    std::fs::read_to_string(data_dir.join("postmaster.pid"))
+        .ok()?
+        .lines()
+        .next()?
+        .trim()
+        .parse()
         .ok()
-        .and_then(|text| text.lines().next()?.trim().parse::<u32>().ok())
-    else {
-        return 0.0;
-    };
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0.0;
-    };
-    let mut ticks = 0;
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Some(f) = stat_fields(pid) else { continue };
-        if pid == postmaster {
-            ticks += f[11] + f[12] + f[13] + f[14];
-        } else if f[1] == u64::from(postmaster) {
-            ticks += f[11] + f[12];
+}
+
+/// The postmaster and its children (backends, background workers).
+pub fn pg_processes(postmaster: u32) -> Vec<u32> {
+    let mut pids = vec![postmaster];
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if stat_fields(pid).is_some_and(|f| f.get(1) == Some(&u64::from(postmaster))) {
+                pids.push(pid);
+            }
         }
     }
-    ticks as f64 / TICKS_PER_SEC
+    pids
+}
+
+/// CPU ticks a PostgreSQL cluster has used so far: its live processes, and the children the
+/// postmaster has reaped (its cutime/cstime).
+pub fn cluster_cpu_ticks(postmaster: u32) -> u64 {
+    let mut ticks = 0;
+    for pid in pg_processes(postmaster) {
+        let Some(f) = stat_fields(pid) else { continue };
+        ticks += f[11] + f[12];
+        if pid == postmaster {
+            ticks += f[13] + f[14];
+        }
+    }
+    ticks
+}
+
+/// CPU seconds the PostgreSQL cluster in `data_dir` has used so far (`cluster_cpu_ticks`).
+pub fn cluster_cpu_seconds(data_dir: &std::path::Path) -> f64 {
+    postmaster_pid(data_dir).map_or(0.0, |p| cluster_cpu_ticks(p) as f64 / TICKS_PER_SEC)
 }
