@@ -454,13 +454,12 @@ fn add_name_evidence(
 /// Names that differ in their numbers ("Unit 7 Cafe", "Unit 8 Cafe") name
 /// different places however alike they look.
 fn name_similarity(ours: &str, theirs: &str) -> Option<f64> {
-    let similarity = strsim::jaro_winkler(ours, theirs);
-    (similarity >= SIMILAR_NAME_MIN_SIMILARITY && digits(ours) == digits(theirs))
-        .then_some(similarity)
+    super::similarity::jaro_winkler_at_least(ours, theirs, SIMILAR_NAME_MIN_SIMILARITY)
+        .filter(|_| digits(ours).eq(digits(theirs)))
 }
 
-fn digits(text: &str) -> String {
-    text.chars().filter(char::is_ascii_digit).collect()
+fn digits(text: &str) -> impl Iterator<Item = char> + '_ {
+    text.chars().filter(char::is_ascii_digit)
 }
 
 fn add_website_evidence(

@@ -15,6 +15,7 @@
 //! - [`extract`] reads an entry's `context` into the draft of a record.
 //! - [`fields`] applies merge verdicts field by field and keeps per-field evidence.
 //! - [`ranker`] computes a record's scores.
+//! - `similarity` tells when two names are alike enough, cheaply for the many that are not.
 //! - [`usefulness`] judges a draft entry against its context rubric before it is posted.
 
 pub mod display;
@@ -24,6 +25,7 @@ pub mod matching;
 pub mod merge;
 pub mod normalize;
 pub mod ranker;
+mod similarity;
 pub mod usefulness;
 
 pub const TRANSFORMER_NAME: &str = "SpaceTimeEntryTransformer";
