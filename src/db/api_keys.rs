@@ -60,14 +60,17 @@ pub async fn insert(conn: &mut PgConnection, k: NewApiKey<'_>) -> Result<ApiKey,
     .await
 }
 
+/// An agent's newest `limit` keys (revoked ones stay listed, so the list is bounded by the caller).
 pub async fn list_for_agent<'c>(
     pool: impl super::Reads<'c>,
     agent_id: Uuid,
+    limit: i64,
 ) -> Result<Vec<ApiKey>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC"
+        "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC LIMIT $2"
     ))
     .bind(agent_id)
+    .bind(limit)
     .fetch_all(pool)
     .await
 }

@@ -93,15 +93,17 @@ impl Agent {
         let counter = Counter::EntriesOf(self.id, status);
         Ok(paging::counted(page, |e| e.id, |e| e, after_given, counter))
     }
-    /// This agent's API keys, newest first (metadata only: a raw key is shown once, when it
-    /// is created): only for the agent itself (null for others).
-    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
-    async fn api_keys(&self, ctx: &Context<'_>) -> Result<Option<Vec<ApiKey>>> {
+    /// This agent's newest `first` API keys (1 to 500, default 100; revoked keys included;
+    /// metadata only: a raw key is shown once, when it is created): only for the agent itself
+    /// (null for others).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn api_keys(&self, ctx: &Context<'_>, first: Option<i32>) -> Result<Option<Vec<ApiKey>>> {
         let (state, rctx) = ctx_parts(ctx);
         if rctx.actor.as_ref().map(|a| a.agent_id) != Some(self.id) {
             return Ok(None);
         }
-        Ok(Some(api_keys::list_mine(state, rctx).await?))
+        let params = paging::params(first, None)?;
+        Ok(Some(api_keys::list_mine(state, rctx, params).await?))
     }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
@@ -225,14 +227,13 @@ impl AgentQuery {
         Ok(agents::me(state, rctx).await?)
     }
 
-    /// The calling agent's API keys (metadata only).
-    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
-    async fn my_api_keys(&self, ctx: &Context<'_>) -> Result<Vec<ApiKey>> {
+    /// The calling agent's newest `first` API keys (1 to 500, default 100; revoked keys
+    /// included; metadata only).
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn my_api_keys(&self, ctx: &Context<'_>, first: Option<i32>) -> Result<Vec<ApiKey>> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(api_keys::list_mine(state, rctx)
-            .await?
-            .into_iter()
-            .collect())
+        let params = paging::params(first, None)?;
+        Ok(api_keys::list_mine(state, rctx, params).await?)
     }
 }
 

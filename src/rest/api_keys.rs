@@ -1,23 +1,35 @@
 //! /api/v1/agents/me/api-keys
 
 use super::Created;
-use super::extract::{Auth, OptionalJson, UuidPath};
+use super::extract::{Auth, OptionalJson, UuidPath, ValidQuery};
 use super::json::Json;
 use crate::db::api_keys::ApiKey;
+use crate::domain::ListParams;
 use crate::error::AppError;
 use crate::services::api_keys::{self, ApiKeyCreate, ApiKeyCreated};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct KeyListQuery {
+    /// 1 to 500, default 100.
+    pub limit: Option<i64>,
+}
 
 #[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
-    responses((status = 200, description = "Key metadata; never the raw key", body = Vec<ApiKey>),
-              (status = 401, body = super::ErrorBody)))]
+    params(KeyListQuery),
+    responses((status = 200, description = "Key metadata, newest first (revoked keys included); never the raw key", body = Vec<ApiKey>),
+              (status = 401, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn list_keys(
     State(state): State<AppState>,
     Auth(ctx): Auth,
+    ValidQuery(q): ValidQuery<KeyListQuery>,
 ) -> Result<Json<Vec<ApiKey>>, AppError> {
-    api_keys::list_mine(&state, &ctx).await.map(Json)
+    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    api_keys::list_mine(&state, &ctx, params).await.map(Json)
 }
 
 #[utoipa::path(post, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),

@@ -3,7 +3,7 @@
 use crate::auth::api_key;
 use crate::ctx::Ctx;
 use crate::db::api_keys::{self as db, ApiKey, NewApiKey};
-use crate::domain::{AgentType, Violations, scopes};
+use crate::domain::{AgentType, ListParams, Violations, scopes};
 use crate::error::{AppError, AppResult};
 pub use crate::records::agents::ApiKeyCreate;
 use crate::state::AppState;
@@ -20,9 +20,10 @@ pub struct ApiKeyCreated {
     pub key: ApiKey,
 }
 
-pub async fn list_mine(state: &AppState, ctx: &Ctx) -> AppResult<Vec<ApiKey>> {
+/// The caller's newest `params.limit` keys.
+pub async fn list_mine(state: &AppState, ctx: &Ctx, params: ListParams) -> AppResult<Vec<ApiKey>> {
     let actor = ctx.require_actor()?;
-    Ok(db::list_for_agent(&state.pool, actor.agent_id).await?)
+    Ok(db::list_for_agent(&state.pool, actor.agent_id, params.limit).await?)
 }
 
 pub async fn create_mine(

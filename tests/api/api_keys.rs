@@ -225,3 +225,74 @@ async fn bad_key_creation_bodies_are_422_and_admin_scope_needs_admin() {
         .await;
     assert_eq!(ok.status, StatusCode::CREATED);
 }
+
+#[tokio::test]
+async fn a_key_list_is_bounded_newest_first_on_rest_and_graphql() {
+    let app = TestApp::new().await;
+    let (agent_id, key) = app.register("Many Keys").await;
+    let mut created = Vec::new();
+    for _ in 0..3 {
+        let r = app
+            .post_as("/api/v1/agents/me/api-keys", json!({}), &key)
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+        created.push(r.body["key"]["id"].as_str().unwrap().to_string());
+    }
+    let newest_two: Vec<_> = created.iter().rev().take(2).cloned().collect();
+
+    let list = app.get_as("/api/v1/agents/me/api-keys?limit=2", &key).await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.text);
+    let ids: Vec<_> = list
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, newest_two);
+    let all = app.get_as("/api/v1/agents/me/api-keys", &key).await;
+    assert_eq!(
+        all.body.as_array().unwrap().len(),
+        4,
+        "the default page holds every key here"
+    );
+
+    for bad in ["0", "501", "many"] {
+        let r = app
+            .get_as(&format!("/api/v1/agents/me/api-keys?limit={bad}"), &key)
+            .await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "limit={bad}: {}",
+            r.text
+        );
+        assert_eq!(locs(&r.body), ["query.limit"], "limit={bad}");
+    }
+
+    let document = "query($id: UUID!) { agent(id: $id) { apiKeys(first: 2) { id } } myApiKeys(first: 2) { id } }";
+    let answer = app
+        .graphql(document, json!({"id": agent_id}), Some(&key))
+        .await;
+    assert!(answer.body["errors"].is_null(), "{}", answer.text);
+    for field in [
+        &answer.body["data"]["agent"]["apiKeys"],
+        &answer.body["data"]["myApiKeys"],
+    ] {
+        let ids: Vec<_> = field
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, newest_two);
+    }
+    let too_many = app
+        .graphql("{ myApiKeys(first: 501) { id } }", json!({}), Some(&key))
+        .await;
+    assert_eq!(
+        too_many.body["errors"][0]["extensions"]["code"], "VALIDATION_ERROR",
+        "{}",
+        too_many.text
+    );
+}
