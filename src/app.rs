@@ -68,6 +68,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         pool,
         lean,
         permits: tokio::sync::Semaphore::new(config.max_concurrent_requests),
+        websockets: Arc::new(tokio::sync::Semaphore::new(config.max_websockets)),
         replicas,
         config: Arc::new(config),
         jwt,

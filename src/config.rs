@@ -70,6 +70,11 @@ pub struct Config {
     #[arg(long, env = "STRS_MAX_CONCURRENT_REQUESTS", default_value_t = 512)]
     pub max_concurrent_requests: usize,
 
+    /// Open GraphQL WebSocket connections per process (an upgraded connection leaves the request
+    /// count); past it an upgrade is answered 503 with `Retry-After`.
+    #[arg(long, env = "STRS_MAX_WEBSOCKETS", default_value_t = 1024)]
+    pub max_websockets: usize,
+
     /// `Host` values the MCP endpoint answers (comma-separated hostnames or host:port); the
     /// loopback names by default, which protects a local server from DNS rebinding. A public
     /// deployment lists its own hostnames.
@@ -135,6 +140,7 @@ impl Config {
             messages_per_hour: 120,
             registrations_per_hour: 60,
             max_concurrent_requests: 512,
+            max_websockets: 1024,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
             replica_urls: Vec::new(),
@@ -178,6 +184,10 @@ impl Config {
         anyhow::ensure!(
             self.max_concurrent_requests >= 1,
             "STRS_MAX_CONCURRENT_REQUESTS must be at least 1"
+        );
+        anyhow::ensure!(
+            self.max_websockets >= 1,
+            "STRS_MAX_WEBSOCKETS must be at least 1"
         );
         anyhow::ensure!(
             self.db_max_connections >= 1,

@@ -42,6 +42,9 @@ pub struct Shared {
     /// Requests in flight in this process: past `STRS_MAX_CONCURRENT_REQUESTS` a request is
     /// refused at once (`rest::edge`).
     pub permits: tokio::sync::Semaphore,
+    /// Open GraphQL WebSockets in this process: past `STRS_MAX_WEBSOCKETS` an upgrade is refused
+    /// (`graphql::websocket`); a connection holds its permit until it closes.
+    pub websockets: Arc<tokio::sync::Semaphore>,
     /// Read replicas and their measured health (`services::read_route`).
     pub replicas: crate::services::read_route::Replicas,
     /// Change events from the database, for subscriptions.

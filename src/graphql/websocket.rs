@@ -58,9 +58,17 @@ pub async fn upgrade(
         Ok(upgrade) => upgrade,
         Err(rejection) => return Ok(rejection.into_response()),
     };
+    // The request's own permit ends with the upgrade answer; an open connection holds this one
+    // until it closes, so idle sockets cannot pile up without bound.
+    let slot = state.websockets.clone().try_acquire_owned().map_err(|_| {
+        AppError::NotReady("too many open WebSockets on this server; retry later".into())
+    })?;
     Ok(upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
-        .on_upgrade(move |socket| serve(socket, schema, protocol, state, ctx)))
+        .on_upgrade(move |socket| async move {
+            serve(socket, schema, protocol, state, ctx).await;
+            drop(slot);
+        }))
 }
 
 async fn serve(

@@ -392,3 +392,48 @@ async fn subscriptions_check_credentials_arguments_and_their_number() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn open_websockets_are_capped_per_process_and_a_closed_one_frees_its_place() {
+    let app = TestApp::with_config(|config| config.max_websockets = 2).await;
+    let base = serve_in_test(&app).await;
+    let first = Subscriber::connect(&base, json!({})).await.unwrap();
+    let _second = Subscriber::connect(&base, json!({})).await.unwrap();
+
+    let mut request = format!("ws://{base}/graphql")
+        .into_client_request()
+        .unwrap();
+    request.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    let refused = tokio_tungstenite::connect_async(request.clone()).await;
+    let Err(tokio_tungstenite::tungstenite::Error::Http(answer)) = &refused else {
+        panic!("a third WebSocket must be refused: {refused:?}");
+    };
+    assert_eq!(answer.status(), 503);
+    assert!(answer.headers().contains_key("retry-after"));
+    let body: Value = serde_json::from_slice(answer.body().as_deref().unwrap_or_default()).unwrap();
+    assert_eq!(body["code"], "NOT_READY", "{body}");
+    // Plain requests are not counted against WebSockets.
+    assert_eq!(
+        app.get("/api/v1/agents").await.status,
+        axum::http::StatusCode::OK
+    );
+
+    // Closing one frees its place (the server sees the close a moment later).
+    let mut socket = first.socket;
+    socket.close(None).await.unwrap();
+    drop(socket);
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        match Subscriber::connect(&base, json!({})).await {
+            Ok(_) => break,
+            Err(refusal) if tokio::time::Instant::now() < deadline => {
+                assert!(refusal.contains("503"), "{refusal}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(refusal) => panic!("the closed WebSocket's place was never freed: {refusal}"),
+        }
+    }
+}
