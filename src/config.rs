@@ -75,6 +75,12 @@ pub struct Config {
     #[arg(long, env = "STRS_MAX_WEBSOCKETS", default_value_t = 1024)]
     pub max_websockets: usize,
 
+    /// How often an open GraphQL WebSocket's credential is checked again, in seconds: a key
+    /// revoked or expired (or a token expired) since `connection_init` closes the connection
+    /// (4403) within this time.
+    #[arg(long, env = "STRS_WS_RECHECK_SECS", default_value_t = 30)]
+    pub ws_recheck_secs: u64,
+
     /// `Host` values the MCP endpoint answers (comma-separated hostnames or host:port); the
     /// loopback names by default, which protects a local server from DNS rebinding. A public
     /// deployment lists its own hostnames.
@@ -141,6 +147,7 @@ impl Config {
             registrations_per_hour: 60,
             max_concurrent_requests: 512,
             max_websockets: 1024,
+            ws_recheck_secs: 30,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
             replica_urls: Vec::new(),
@@ -188,6 +195,10 @@ impl Config {
         anyhow::ensure!(
             self.max_websockets >= 1,
             "STRS_MAX_WEBSOCKETS must be at least 1"
+        );
+        anyhow::ensure!(
+            (1..=3600).contains(&self.ws_recheck_secs),
+            "STRS_WS_RECHECK_SECS must be between 1 and 3600"
         );
         anyhow::ensure!(
             self.db_max_connections >= 1,

@@ -1,7 +1,9 @@
 //! GraphQL subscriptions over WebSocket on `GET /graphql`: `graphql-transport-ws` (and the older
 //! `graphql-ws`). Credentials come with the upgrade request's `Authorization` header or, as
 //! browsers cannot set it, in the `connection_init` payload (`{"Authorization": "Bearer …"}`);
-//! a bad credential closes the connection (4403) before any subscription starts.
+//! a bad credential closes the connection (4403) before any subscription starts. The credential
+//! is checked again every `STRS_WS_RECHECK_SECS`: once revoked or expired, it closes the
+//! connection (4403) with every subscription on it.
 
 use super::limits::LimitedSchema;
 use super::subscriptions::SubscriptionSlots;
@@ -18,12 +20,40 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A client that neither pongs nor sends within this time is disconnected.
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(60);
 /// graphql-transport-ws's close code for a refused `connection_init` (async-graphql sends 1002).
 const FORBIDDEN: u16 = 4403;
+
+/// The `Authorization` value a connection authenticated with (the upgrade's header, or the one
+/// `connection_init` carried), kept to check it again while the connection lives.
+#[derive(Clone, Default)]
+struct Credential(Arc<Mutex<Option<String>>>);
+
+impl Credential {
+    fn set(&self, authorization: &str) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(authorization.to_owned());
+    }
+
+    fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// False once the credential no longer authenticates; a database that cannot answer right
+    /// now is no reason to drop anyone's subscriptions.
+    async fn still_valid(&self, state: &AppState) -> bool {
+        let Some(authorization) = self.get() else {
+            return true;
+        };
+        !matches!(
+            bearer(state, &authorization).await,
+            Err(AppError::Unauthorized)
+        )
+    }
+}
 
 pub fn is_upgrade(headers: &HeaderMap) -> bool {
     headers
@@ -63,10 +93,19 @@ pub async fn upgrade(
     let slot = state.websockets.clone().try_acquire_owned().map_err(|_| {
         AppError::NotReady("too many open WebSockets on this server; retry later".into())
     })?;
+    let credential = Credential::default();
+    if ctx.actor.is_some()
+        && let Some(authorization) = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+    {
+        credential.set(authorization);
+    }
     Ok(upgrade
         .protocols(ALL_WEBSOCKET_PROTOCOLS)
         .on_upgrade(move |socket| async move {
-            serve(socket, schema, protocol, state, ctx).await;
+            serve(socket, schema, protocol, state, ctx, credential).await;
             drop(slot);
         }))
 }
@@ -77,6 +116,7 @@ async fn serve(
     protocol: WebSocketProtocols,
     state: AppState,
     ctx: Ctx,
+    credential: Credential,
 ) {
     let (mut sink, stream) = socket.split();
     let input = stream
@@ -89,9 +129,13 @@ async fn serve(
             })
         });
     let refused = AppError::Unauthorized.public_message();
+    let init_state = state.clone();
+    let init_credential = credential.clone();
     let mut output = std::pin::pin!(
         GraphQLSocket::new(schema, input, protocol)
-            .on_connection_init(move |payload| connection_data(state, ctx, payload))
+            .on_connection_init(move |payload| {
+                connection_data(init_state, ctx, payload, init_credential)
+            })
             .keepalive_timeout(KEEPALIVE_TIMEOUT)
             .map(move |message| match message {
                 WsMessage::Text(text) => Message::Text(text.into()),
@@ -101,8 +145,27 @@ async fn serve(
                 })),
             })
     );
-    while let Some(message) = output.next().await {
-        if sink.send(message).await.is_err() {
+    let period = Duration::from_secs(state.config.ws_recheck_secs);
+    let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let message = tokio::select! {
+            message = output.next() => match message {
+                Some(message) => message,
+                None => break,
+            },
+            _ = recheck.tick() => {
+                if credential.still_valid(&state).await {
+                    continue;
+                }
+                Message::Close(Some(CloseFrame {
+                    code: FORBIDDEN,
+                    reason: "the credential was revoked or has expired".into(),
+                }))
+            }
+        };
+        let closing = matches!(message, Message::Close(_));
+        if sink.send(message).await.is_err() || closing {
             break;
         }
     }
@@ -114,6 +177,7 @@ async fn connection_data(
     state: AppState,
     mut ctx: Ctx,
     payload: serde_json::Value,
+    credential: Credential,
 ) -> async_graphql::Result<async_graphql::Data> {
     let authorization = payload.as_object().and_then(|fields| {
         fields
@@ -123,6 +187,7 @@ async fn connection_data(
     });
     if let Some(authorization) = authorization {
         ctx.actor = Some(bearer(&state, authorization).await?);
+        credential.set(authorization);
     }
     let mut data = super::request_data(&state, ctx);
     data.insert(SubscriptionSlots::default());

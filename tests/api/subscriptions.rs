@@ -437,3 +437,61 @@ async fn open_websockets_are_capped_per_process_and_a_closed_one_frees_its_place
         }
     }
 }
+
+#[tokio::test]
+async fn a_revoked_key_loses_its_open_subscriptions_and_a_valid_one_keeps_them() {
+    let app = TestApp::with_config(|config| config.ws_recheck_secs = 1).await;
+    let (_, key) = app.register("Leaky").await;
+    let (_, other) = app.register("Careful").await;
+    let spare = app
+        .post_as("/api/v1/agents/me/api-keys", json!({}), &key)
+        .await;
+    let spare_key = spare.body["api_key"].as_str().unwrap().to_string();
+    let spare_id = spare.body["key"]["id"].as_str().unwrap().to_string();
+    let base = serve_in_test(&app).await;
+
+    let mut leaked = Subscriber::connect(
+        &base,
+        json!({"Authorization": format!("Bearer {spare_key}")}),
+    )
+    .await
+    .unwrap();
+    leaked
+        .subscribe("subscription { messageReceived { id } }", json!({}))
+        .await;
+    let mut kept = Subscriber::connect(&base, json!({"Authorization": format!("Bearer {other}")}))
+        .await
+        .unwrap();
+    kept.subscribe("subscription { messageReceived { id } }", json!({}))
+        .await;
+
+    let revoked = app
+        .request(
+            "DELETE",
+            &format!("/api/v1/agents/me/api-keys/{spare_id}"),
+            None,
+            Some(&key),
+        )
+        .await;
+    assert_eq!(revoked.status, axum::http::StatusCode::NO_CONTENT);
+    let closed = leaked.receive().await;
+    let Err(closed) = closed else {
+        panic!("the revoked key's connection must close: {closed:?}");
+    };
+    assert!(closed.starts_with("4403"), "{closed}");
+
+    // The other agent's connection outlives several checks and still answers.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let more = tokio::time::timeout(Duration::from_millis(200), kept.socket.next()).await;
+    assert!(
+        !matches!(more, Ok(Some(Ok(WsMessage::Close(_)))) | Ok(None)),
+        "a valid credential's connection was closed: {more:?}"
+    );
+    kept.subscribe("subscription { entryProcessed { id } }", json!({}))
+        .await;
+    let quiet = tokio::time::timeout(Duration::from_millis(300), kept.receive()).await;
+    assert!(
+        quiet.is_err(),
+        "a running subscription sends nothing yet: {quiet:?}"
+    );
+}
