@@ -68,24 +68,40 @@ pub struct ContributionFilter {
     pub space_time_entry_id: Option<Uuid>,
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM canonical_link_contributions
+         WHERE ($1::text IS NULL OR target_canonical_table = $1) AND ($2::uuid IS NULL OR target_canonical_id = $2)
+           AND ($3::uuid IS NULL OR source_space_time_entry_id = $3) AND ($4::uuid IS NULL OR id < $4)
+         ORDER BY id DESC LIMIT $5"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     f: &ContributionFilter,
     params: &ListParams,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical_link_contributions
-         WHERE ($1::text IS NULL OR target_canonical_table = $1) AND ($2::uuid IS NULL OR target_canonical_id = $2)
-           AND ($3::uuid IS NULL OR source_space_time_entry_id = $3) AND ($4::uuid IS NULL OR id < $4)
-         ORDER BY id DESC LIMIT $5"
-    ))
-    .bind(f.target_canonical_table)
-    .bind(f.target_canonical_id)
-    .bind(f.space_time_entry_id)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(f.target_canonical_table)
+        .bind(f.target_canonical_id)
+        .bind(f.space_time_entry_id)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The contributions `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(pool: impl super::Reads<'c>, f: &ContributionFilter) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(f.target_canonical_table)
+        .bind(f.target_canonical_id)
+        .bind(f.space_time_entry_id)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
 }
 
 /// The first `per_parent` contributions to each of `targets` (loader batch), oldest first.

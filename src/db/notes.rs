@@ -77,27 +77,49 @@ pub async fn visible_target_of(
     .await
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM notes WHERE {VISIBLE}
+           AND ($3::text IS NULL OR target_schema = $3) AND ($4::text IS NULL OR target_table = $4)
+           AND ($5::uuid IS NULL OR target_id = $5) AND ($6::uuid IS NULL OR id < $6)
+         ORDER BY id DESC LIMIT $7"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     viewer: Viewer,
     f: &NoteFilter,
     params: &ListParams,
 ) -> Result<Vec<Note>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM notes WHERE {VISIBLE}
-           AND ($3::text IS NULL OR target_schema = $3) AND ($4::text IS NULL OR target_table = $4)
-           AND ($5::uuid IS NULL OR target_id = $5) AND ($6::uuid IS NULL OR id < $6)
-         ORDER BY id DESC LIMIT $7"
-    ))
-    .bind(viewer.agent_id)
-    .bind(viewer.principal_id)
-    .bind(&f.target_schema)
-    .bind(&f.target_table)
-    .bind(f.target_id)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(viewer.agent_id)
+        .bind(viewer.principal_id)
+        .bind(&f.target_schema)
+        .bind(&f.target_table)
+        .bind(f.target_id)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The notes `list` would page through for this viewer, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(
+    pool: impl super::Reads<'c>,
+    viewer: Viewer,
+    f: &NoteFilter,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(viewer.agent_id)
+        .bind(viewer.principal_id)
+        .bind(&f.target_schema)
+        .bind(&f.target_table)
+        .bind(f.target_id)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
 }
 
 /// The first `per_target` visible notes on each of `targets` (loader batch), oldest first.

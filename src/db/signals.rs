@@ -52,24 +52,40 @@ pub async fn insert(conn: &mut PgConnection, s: &NewSignal) -> Result<Signal, sq
     .await
 }
 
+fn list_statement(columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM signals
+         WHERE ($1::text IS NULL OR target_schema = $1) AND ($2::text IS NULL OR target_table = $2)
+           AND ($3::uuid IS NULL OR target_id = $3) AND ($4::uuid IS NULL OR id < $4)
+         ORDER BY id DESC LIMIT $5"
+    )
+}
+
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     f: &SignalFilter,
     params: &ListParams,
 ) -> Result<Vec<Signal>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM signals
-         WHERE ($1::text IS NULL OR target_schema = $1) AND ($2::text IS NULL OR target_table = $2)
-           AND ($3::uuid IS NULL OR target_id = $3) AND ($4::uuid IS NULL OR id < $4)
-         ORDER BY id DESC LIMIT $5"
-    ))
-    .bind(&f.target_schema)
-    .bind(&f.target_table)
-    .bind(f.target_id)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&list_statement(COLUMNS))
+        .bind(&f.target_schema)
+        .bind(&f.target_table)
+        .bind(f.target_id)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The signals `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(pool: impl super::Reads<'c>, f: &SignalFilter) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement("id")))
+        .bind(&f.target_schema)
+        .bind(&f.target_table)
+        .bind(f.target_id)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
 }
 
 /// Queues the pair once, whichever way round it is reported; later reports count up.

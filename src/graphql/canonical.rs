@@ -427,7 +427,7 @@ impl CanonicalQuery {
         space_time_entry_id: Option<Uuid>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, LinkContribution>> {
+    ) -> Result<Connection<String, LinkContribution, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let filter = ContributionFilter {
@@ -435,7 +435,9 @@ impl CanonicalQuery {
             target_canonical_id,
             space_time_entry_id,
         };
-        let page = canonical::contributions(state, filter, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |c| c.id, |c| c, after_given))
+        let page =
+            canonical::contributions(state, filter.clone(), paging::params(first, after)?).await?;
+        let counter = Counter::Contributions(filter);
+        Ok(paging::counted(page, |c| c.id, |c| c, after_given, counter))
     }
 }

@@ -1,6 +1,7 @@
 //! Notes, signals and the duplicate review queue.
 
 use super::canonical::{CanonicalRecord, load_agent, load_record};
+use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::db::notes::NoteFilter;
 use crate::db::signals::SignalFilter;
@@ -80,7 +81,7 @@ impl FeedbackQuery {
         target_id: Option<Uuid>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Note>> {
+    ) -> Result<Connection<String, Note, Total>> {
         let (state, rctx) = ctx_parts(ctx);
         let after_given = after.is_some();
         let filter = NoteFilter {
@@ -88,8 +89,9 @@ impl FeedbackQuery {
             target_table,
             target_id,
         };
-        let page = notes::list(state, rctx, filter, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |n| n.id, |n| n, after_given))
+        let page = notes::list(state, rctx, filter.clone(), paging::params(first, after)?).await?;
+        let counter = Counter::Notes(filter);
+        Ok(paging::counted(page, |n| n.id, |n| n, after_given, counter))
     }
 
     /// Signals, newest first.
@@ -102,7 +104,7 @@ impl FeedbackQuery {
         target_id: Option<Uuid>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, Signal>> {
+    ) -> Result<Connection<String, Signal, Total>> {
         let (state, _) = ctx_parts(ctx);
         let after_given = after.is_some();
         let filter = SignalFilter {
@@ -110,8 +112,9 @@ impl FeedbackQuery {
             target_table,
             target_id,
         };
-        let page = signals::list(state, filter, paging::params(first, after)?).await?;
-        Ok(paging::connection(page, |s| s.id, |s| s, after_given))
+        let page = signals::list(state, filter.clone(), paging::params(first, after)?).await?;
+        let counter = Counter::Signals(filter);
+        Ok(paging::counted(page, |s| s.id, |s| s, after_given, counter))
     }
 
     /// Reported duplicate pairs waiting for review (status open, confirmed or dismissed).

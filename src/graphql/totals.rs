@@ -1,12 +1,15 @@
 //! `totalCount` on the lists dashboards count: canonical records (plain, by area, a provider's
-//! listings), entries (all, an agent's), agents (all, a principal's), the caller's messages and
-//! the review queue. Counted only when the field is asked for, exactly up to 10,000
+//! listings), entries (all, an agent's), agents (all, a principal's), the caller's messages, the
+//! review queue, link contributions, notes (those the caller may see) and signals. Counted only when the field is asked for, exactly up to 10,000
 //! (`db::COUNT_CAP`), null beyond; counts of lists under many parents (an agent's entries on a
 //! page of agents) are batched like every edge.
 
 use super::batching::DataLoader;
 use super::loaders::LoadError;
 use super::{ctx_parts, request_loaders};
+use crate::db::contributions::ContributionFilter;
+use crate::db::notes::NoteFilter;
+use crate::db::signals::SignalFilter;
 use crate::domain::area::BoundingBox;
 use crate::domain::{CanonicalTable, EntryStatus, ListParams};
 use crate::services::counts::{self, Count};
@@ -59,6 +62,9 @@ pub enum Counter {
     AgentsOf(Uuid),
     Messages(MessageSelection),
     ReviewQueue,
+    Contributions(ContributionFilter),
+    Notes(NoteFilter),
+    Signals(SignalFilter),
 }
 
 impl Counter {
@@ -110,6 +116,9 @@ impl Counter {
                 }
                 Counter::Messages(selection) => counts::messages(state, rctx, *selection).await?,
                 Counter::ReviewQueue => counts::review_queue(state).await?,
+                Counter::Contributions(filter) => counts::contributions(state, filter).await?,
+                Counter::Notes(filter) => counts::notes(state, rctx, filter).await?,
+                Counter::Signals(filter) => counts::signals(state, filter).await?,
             };
             Ok(count)
         }

@@ -9,7 +9,10 @@ use super::read_route;
 use super::within::WithinArgs;
 use crate::ctx::Ctx;
 use crate::db;
+use crate::db::contributions::ContributionFilter;
+use crate::db::notes::NoteFilter;
 use crate::db::offers::OfferRecord;
+use crate::db::signals::SignalFilter;
 use crate::domain::{CanonicalTable, EntryStatus};
 use crate::error::AppResult;
 use crate::records::canonical::{CanonicalRequest, Listing};
@@ -107,6 +110,25 @@ pub async fn messages(
 ) -> AppResult<Count> {
     let filter = super::messages::filter(ctx, selection)?;
     let n = db::messages::count(read_route::reads(state), &filter).await?;
+    Ok(db::within_cap(n))
+}
+
+/// Link contributions (`linkContributions`), by target and/or entry.
+pub async fn contributions(state: &AppState, filter: &ContributionFilter) -> AppResult<Count> {
+    let n = db::contributions::count(read_route::reads(state), filter).await?;
+    Ok(db::within_cap(n))
+}
+
+/// The notes the caller may see (`notes`): hidden notes are not counted either.
+pub async fn notes(state: &AppState, ctx: &Ctx, filter: &NoteFilter) -> AppResult<Count> {
+    let viewer = super::notes::viewer(ctx);
+    let n = db::notes::count(read_route::reads(state), viewer, filter).await?;
+    Ok(db::within_cap(n))
+}
+
+/// Signals (`signals`).
+pub async fn signals(state: &AppState, filter: &SignalFilter) -> AppResult<Count> {
+    let n = db::signals::count(read_route::reads(state), filter).await?;
     Ok(db::within_cap(n))
 }
 

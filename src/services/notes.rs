@@ -148,7 +148,7 @@ pub async fn create(
     Ok(note)
 }
 
-fn viewer(ctx: &Ctx) -> Viewer {
+pub(crate) fn viewer(ctx: &Ctx) -> Viewer {
     Viewer {
         agent_id: ctx.actor.as_ref().map(|a| a.agent_id),
         principal_id: ctx.actor.as_ref().and_then(|a| a.principal_id),

@@ -217,3 +217,86 @@ async fn past_ten_thousand_the_count_is_null_and_under_many_parents_it_is_batche
         "one statement counts every agent's entries"
     );
 }
+
+#[tokio::test]
+async fn contributions_notes_and_signals_are_counted_with_the_callers_visibility() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Feedback Counter").await;
+    let created = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Counted Bakery",
+                53.48,
+                -2.24,
+                json!({"phone": "+44 161 496 0990"}),
+            ),
+        )
+        .await;
+    let target = created["canonical_id"].as_str().unwrap().to_string();
+    let again = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Counted Bakery",
+                53.48,
+                -2.24,
+                json!({"phone": "+44 161 496 0990"}),
+            ),
+        )
+        .await;
+    assert_eq!(again["canonical_id"], created["canonical_id"], "{again}");
+    let on_target = |visibility: &str, body: &str| {
+        json!({"target_schema": "canonical", "target_table": "entities", "target_id": target,
+               "visibility": visibility, "body": body})
+    };
+    for (visibility, body) in [("public", "one"), ("public", "two"), ("internal", "three")] {
+        let r = app
+            .post_as("/api/v1/notes", on_target(visibility, body), &key)
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    for signal_type in ["confirm", "confirm", "reject"] {
+        let r = app
+            .post_as(
+                "/api/v1/signals",
+                json!({"signal_type": signal_type, "target_schema": "canonical",
+                       "target_table": "entities", "target_id": target}),
+                &key,
+            )
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+
+    let document = "query($t: UUID!) {
+        linkContributions(targetCanonicalId: $t, first: 1) { totalCount edges { node { id } } }
+        notes(targetId: $t, first: 1) { totalCount edges { node { id } } }
+        signals(targetId: $t, first: 1) { totalCount }
+        otherNotes: notes(targetId: \"00000000-0000-0000-0000-000000000000\") { totalCount }
+      }";
+    let anonymous = app.graphql(document, json!({"t": target}), None).await;
+    assert!(anonymous.body["errors"].is_null(), "{}", anonymous.text);
+    assert_eq!(total(&anonymous.body, &["linkContributions"]), 2);
+    assert_eq!(
+        total(&anonymous.body, &["notes"]),
+        2,
+        "the internal note is hidden and not counted"
+    );
+    assert_eq!(total(&anonymous.body, &["signals"]), 3);
+    assert_eq!(total(&anonymous.body, &["otherNotes"]), 0);
+    let member = app
+        .graphql(document, json!({"t": target}), Some(&key))
+        .await;
+    assert_eq!(total(&member.body, &["notes"]), 3, "{}", member.text);
+    assert_eq!(
+        member.body["data"]["notes"]["edges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1,
+        "the page keeps its own size"
+    );
+}
