@@ -226,6 +226,15 @@ async fn bad_key_creation_bodies_are_422_and_admin_scope_needs_admin() {
     assert_eq!(ok.status, StatusCode::CREATED);
 }
 
+/// The ids of a list of keys, in order.
+fn ids(keys: &serde_json::Value) -> Vec<String> {
+    keys.as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
 #[tokio::test]
 async fn a_key_list_is_bounded_newest_first_on_rest_and_graphql() {
     let app = TestApp::new().await;
@@ -242,14 +251,7 @@ async fn a_key_list_is_bounded_newest_first_on_rest_and_graphql() {
 
     let list = app.get_as("/api/v1/agents/me/api-keys?limit=2", &key).await;
     assert_eq!(list.status, StatusCode::OK, "{}", list.text);
-    let ids: Vec<_> = list
-        .body
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["id"].as_str().unwrap().to_string())
-        .collect();
-    assert_eq!(ids, newest_two);
+    assert_eq!(ids(&list.body), newest_two);
     let all = app.get_as("/api/v1/agents/me/api-keys", &key).await;
     assert_eq!(
         all.body.as_array().unwrap().len(),
@@ -279,13 +281,7 @@ async fn a_key_list_is_bounded_newest_first_on_rest_and_graphql() {
         &answer.body["data"]["agent"]["apiKeys"],
         &answer.body["data"]["myApiKeys"],
     ] {
-        let ids: Vec<_> = field
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|k| k["id"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(ids, newest_two);
+        assert_eq!(ids(field), newest_two);
     }
     let too_many = app
         .graphql("{ myApiKeys(first: 501) { id } }", json!({}), Some(&key))

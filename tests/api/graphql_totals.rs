@@ -223,32 +223,22 @@ async fn contributions_notes_and_signals_are_counted_with_the_callers_visibility
     let app = TestApp::new().await;
     let admin = app.admin_key().await;
     let (_, key) = app.register("Feedback Counter").await;
-    let created = app
-        .publish(
-            &key,
-            &admin,
-            entity_entry(
-                "Counted Bakery",
-                53.48,
-                -2.24,
-                json!({"phone": "+44 161 496 0990"}),
-            ),
-        )
-        .await;
-    let target = created["canonical_id"].as_str().unwrap().to_string();
-    let again = app
-        .publish(
-            &key,
-            &admin,
-            entity_entry(
-                "Counted Bakery",
-                53.48,
-                -2.24,
-                json!({"phone": "+44 161 496 0990"}),
-            ),
-        )
-        .await;
-    assert_eq!(again["canonical_id"], created["canonical_id"], "{again}");
+    let mut targets = Vec::new();
+    for _ in 0..2 {
+        let bakery = entity_entry(
+            "Counted Bakery",
+            53.48,
+            -2.24,
+            json!({"phone": "+44 161 496 0990"}),
+        );
+        let processed = app.publish(&key, &admin, bakery).await;
+        targets.push(processed["canonical_id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        targets[0], targets[1],
+        "the second entry re-observes the first's record"
+    );
+    let target = targets.swap_remove(0);
     let on_target = |visibility: &str, body: &str| {
         json!({"target_schema": "canonical", "target_table": "entities", "target_id": target,
                "visibility": visibility, "body": body})

@@ -39,16 +39,21 @@ pub(crate) struct Subscriber {
     next_id: u32,
 }
 
+/// The upgrade request of a `graphql-transport-ws` client.
+fn upgrade_request(base: &str) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    let mut request = format!("ws://{base}/graphql")
+        .into_client_request()
+        .unwrap();
+    request.headers_mut().insert(
+        "Sec-WebSocket-Protocol",
+        "graphql-transport-ws".parse().unwrap(),
+    );
+    request
+}
+
 impl Subscriber {
     pub(crate) async fn connect(base: &str, init: Value) -> Result<Subscriber, String> {
-        let mut request = format!("ws://{base}/graphql")
-            .into_client_request()
-            .unwrap();
-        request.headers_mut().insert(
-            "Sec-WebSocket-Protocol",
-            "graphql-transport-ws".parse().unwrap(),
-        );
-        let (mut socket, response) = tokio_tungstenite::connect_async(request)
+        let (mut socket, response) = tokio_tungstenite::connect_async(upgrade_request(base))
             .await
             .map_err(|e| e.to_string())?;
         assert_eq!(
@@ -400,14 +405,7 @@ async fn open_websockets_are_capped_per_process_and_a_closed_one_frees_its_place
     let first = Subscriber::connect(&base, json!({})).await.unwrap();
     let _second = Subscriber::connect(&base, json!({})).await.unwrap();
 
-    let mut request = format!("ws://{base}/graphql")
-        .into_client_request()
-        .unwrap();
-    request.headers_mut().insert(
-        "Sec-WebSocket-Protocol",
-        "graphql-transport-ws".parse().unwrap(),
-    );
-    let refused = tokio_tungstenite::connect_async(request.clone()).await;
+    let refused = tokio_tungstenite::connect_async(upgrade_request(&base)).await;
     let Err(tokio_tungstenite::tungstenite::Error::Http(answer)) = &refused else {
         panic!("a third WebSocket must be refused: {refused:?}");
     };
