@@ -148,7 +148,7 @@ async fn run() -> anyhow::Result<()> {
     .fetch_one(&pool)
     .await?;
     let search = format!(
-        "/api/v1/search?query={}&latitude={lat}&longitude={lng}&radius_meters=1000&canonical_type=entity&limit=20",
+        "/api/v1/search?query={}&latitude={lat}&longitude={lng}&radius_meters=1000&canonical_type=entity",
         url::form_urlencoded::byte_serialize(category.as_bytes()).collect::<String>()
     );
     let mut workloads = vec![

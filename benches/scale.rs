@@ -249,7 +249,7 @@ async fn searches(pool: &PgPool) -> anyhow::Result<Vec<String>> {
         .into_iter()
         .map(|(category, lat, lng)| {
             format!(
-                "/api/v1/search?query={}&latitude={lat}&longitude={lng}&radius_meters=1000&canonical_type=entity&limit=20",
+                "/api/v1/search?query={}&latitude={lat}&longitude={lng}&radius_meters=1000&canonical_type=entity",
                 url_encode(&category)
             )
         })
