@@ -14,6 +14,7 @@ use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
 use spacetime_records::state::AppState;
 use spacetime_records::{app, db};
 use sqlx::PgPool;
+use sha2::Digest;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -65,12 +66,16 @@ async fn template() -> &'static str {
 pub async fn template_on<'a>(admin: &str, cell: &'a tokio::sync::OnceCell<String>) -> &'a str {
     let admin_url = admin.to_string();
     cell.get_or_init(|| async move {
-        let checksum: String = db::MIGRATOR
+        // A digest of every migration's checksum: a new or edited migration names a new template.
+        let mut digest = sha2::Sha256::new();
+        for migration in db::MIGRATOR.iter() {
+            digest.update(&*migration.checksum);
+        }
+        let checksum: String = digest.finalize()[..16]
             .iter()
-            .flat_map(|m| m.checksum.iter().take(2))
             .map(|b| format!("{b:02x}"))
             .collect();
-        let name = format!("strs_tmpl_{}", &checksum[..checksum.len().min(40)]);
+        let name = format!("strs_tmpl_{checksum}");
         let admin = db::connect(&admin_url, 2)
             .await
             .expect("connecting to the test server");
