@@ -77,7 +77,8 @@ pub async fn visible_target_of(
     .await
 }
 
-fn list_statement(columns: &str) -> String {
+/// The statement `list` runs (and `count` counts); public so tests can read its plan.
+pub fn list_statement(columns: &str) -> String {
     format!(
         "SELECT {columns} FROM notes WHERE {VISIBLE}
            AND ($3::text IS NULL OR target_schema = $3) AND ($4::text IS NULL OR target_table = $4)
@@ -122,6 +123,16 @@ pub async fn count<'c>(
         .await
 }
 
+/// The statement `for_targets` runs; public so tests can read its plan.
+pub fn for_targets_statement() -> String {
+    format!(
+        "SELECT n.* FROM unnest($3::uuid[]) AS target(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM notes WHERE {VISIBLE} AND target_id = target.id
+            ORDER BY id LIMIT $4) n"
+    )
+}
+
 /// The first `per_target` visible notes on each of `targets` (loader batch), oldest first.
 pub async fn for_targets<'c>(
     pool: impl super::Reads<'c>,
@@ -129,16 +140,11 @@ pub async fn for_targets<'c>(
     targets: &[Uuid],
     per_target: i64,
 ) -> Result<Vec<Note>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT n.* FROM unnest($3::uuid[]) AS target(id)
-         CROSS JOIN LATERAL (
-            SELECT {COLUMNS} FROM notes WHERE {VISIBLE} AND target_id = target.id
-            ORDER BY id LIMIT $4) n"
-    ))
-    .bind(viewer.agent_id)
-    .bind(viewer.principal_id)
-    .bind(targets)
-    .bind(per_target)
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&for_targets_statement())
+        .bind(viewer.agent_id)
+        .bind(viewer.principal_id)
+        .bind(targets)
+        .bind(per_target)
+        .fetch_all(pool)
+        .await
 }

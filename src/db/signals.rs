@@ -52,7 +52,8 @@ pub async fn insert(conn: &mut PgConnection, s: &NewSignal) -> Result<Signal, sq
     .await
 }
 
-fn list_statement(columns: &str) -> String {
+/// The statement `list` runs (and `count` counts); public so tests can read its plan.
+pub fn list_statement(columns: &str) -> String {
     format!(
         "SELECT {columns} FROM signals
          WHERE ($1::text IS NULL OR target_schema = $1) AND ($2::text IS NULL OR target_table = $2)
@@ -132,21 +133,26 @@ pub async fn duplicate_candidates<'c>(
     .await
 }
 
+/// The statement `for_targets` runs; public so tests can read its plan.
+pub fn for_targets_statement() -> String {
+    format!(
+        "SELECT s.* FROM unnest($1::uuid[]) AS parent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM signals WHERE target_id = parent.id ORDER BY id LIMIT $2) s"
+    )
+}
+
 /// Signals on any of `targets` (loader batch), oldest first.
 pub async fn for_targets<'c>(
     pool: impl super::Reads<'c>,
     targets: &[Uuid],
     per_parent: i64,
 ) -> Result<Vec<Signal>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT s.* FROM unnest($1::uuid[]) AS parent(id)
-         CROSS JOIN LATERAL (
-            SELECT {COLUMNS} FROM signals WHERE target_id = parent.id ORDER BY id LIMIT $2) s"
-    ))
-    .bind(targets)
-    .bind(per_parent)
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&for_targets_statement())
+        .bind(targets)
+        .bind(per_parent)
+        .fetch_all(pool)
+        .await
 }
 
 /// Open or decided pairs involving any of `records` (loader batch), oldest first.

@@ -649,3 +649,67 @@ async fn registrations_are_limited_per_client_address_and_old_windows_are_purged
         .unwrap();
     assert_eq!(purged, 1);
 }
+
+/// Notes and signals are read by their target's id alone: REST `target_id` without the schema and
+/// table, and the GraphQL fields of a page of records (one loader statement). Each must find its
+/// rows through an index; a plan that scans the table grows with every note ever written.
+#[tokio::test]
+async fn notes_and_signals_are_read_by_target_id_alone_through_an_index() {
+    let app = TestApp::new().await;
+    let (_, key) = app.register("Target Reader").await;
+    let target = entity(&app, "Indexed Bakery", -2.24).await;
+    let other = entity(&app, "Other Bakery", -2.25).await;
+    for (on, body) in [(&target, "fresh bread"), (&other, "closed mondays")] {
+        let r = app
+            .post_as("/api/v1/notes", note(on, "public", body), &key)
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    }
+    let r = app.get(&format!("/api/v1/notes?target_id={target}")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(bodies(&r.body), ["fresh bread"]);
+
+    let mut conn = app.pool().acquire().await.unwrap();
+    // At test scale a sequential scan is cheaper; disabled, PostgreSQL must still find an index.
+    sqlx::query("SET enable_seqscan = off")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    use spacetime_records::db::{notes, signals};
+    let anonymous_by_id = format!("NULL, NULL, NULL, NULL, '{target}', NULL, 101");
+    let statements = [
+        (notes::list_statement("id"), anonymous_by_id),
+        (
+            notes::for_targets_statement(),
+            format!("NULL, NULL, ARRAY['{target}', '{other}']::uuid[], 21"),
+        ),
+        (
+            signals::list_statement("id"),
+            format!("NULL, NULL, '{target}', NULL, 101"),
+        ),
+        (
+            signals::for_targets_statement(),
+            format!("ARRAY['{target}', '{other}']::uuid[], 21"),
+        ),
+    ];
+    for (statement, arguments) in statements {
+        sqlx::raw_sql(&format!("PREPARE read_by_target AS {statement}"))
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        let plan: Vec<String> =
+            sqlx::query_scalar(&format!("EXPLAIN EXECUTE read_by_target({arguments})"))
+                .fetch_all(&mut *conn)
+                .await
+                .unwrap();
+        sqlx::raw_sql("DEALLOCATE read_by_target")
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("target_id_idx") && !plan.contains("Seq Scan"),
+            "{statement}\n{plan}"
+        );
+    }
+}
