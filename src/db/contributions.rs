@@ -68,7 +68,8 @@ pub struct ContributionFilter {
     pub space_time_entry_id: Option<Uuid>,
 }
 
-fn list_statement(columns: &str) -> String {
+/// The statement `list` runs (and `count` counts); public so tests can read its plan.
+pub fn list_statement(columns: &str) -> String {
     format!(
         "SELECT {columns} FROM canonical_link_contributions
          WHERE ($1::text IS NULL OR target_canonical_table = $1) AND ($2::uuid IS NULL OR target_canonical_id = $2)
@@ -104,22 +105,27 @@ pub async fn count<'c>(pool: impl super::Reads<'c>, f: &ContributionFilter) -> s
         .await
 }
 
+/// The statement `for_targets` runs; public so tests can read its plan.
+pub fn for_targets_statement() -> String {
+    format!(
+        "SELECT c.* FROM unnest($1::uuid[]) AS parent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM canonical_link_contributions
+            WHERE target_canonical_id = parent.id ORDER BY id LIMIT $2) c"
+    )
+}
+
 /// The first `per_parent` contributions to each of `targets` (loader batch), oldest first.
 pub async fn for_targets<'c>(
     pool: impl super::Reads<'c>,
     targets: &[Uuid],
     per_parent: i64,
 ) -> Result<Vec<LinkContribution>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT c.* FROM unnest($1::uuid[]) AS parent(id)
-         CROSS JOIN LATERAL (
-            SELECT {COLUMNS} FROM canonical_link_contributions
-            WHERE target_canonical_id = parent.id ORDER BY id LIMIT $2) c"
-    ))
-    .bind(targets)
-    .bind(per_parent)
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&for_targets_statement())
+        .bind(targets)
+        .bind(per_parent)
+        .fetch_all(pool)
+        .await
 }
 
 /// The first `per_parent` contributions made by each of `entries` (loader batch), oldest first.

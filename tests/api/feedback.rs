@@ -650,11 +650,12 @@ async fn registrations_are_limited_per_client_address_and_old_windows_are_purged
     assert_eq!(purged, 1);
 }
 
-/// Notes and signals are read by their target's id alone: REST `target_id` without the schema and
-/// table, and the GraphQL fields of a page of records (one loader statement). Each must find its
-/// rows through an index; a plan that scans the table grows with every note ever written.
+/// Notes, signals and link contributions are read by their target's id alone: REST `target_id`
+/// (`target_canonical_id`) without the schema and table, and the GraphQL fields of a page of
+/// records (one loader statement). Each must find its rows through an index; a plan that scans
+/// the table grows with every note written and every entry processed.
 #[tokio::test]
-async fn notes_and_signals_are_read_by_target_id_alone_through_an_index() {
+async fn notes_signals_and_contributions_are_read_by_target_id_alone_through_an_index() {
     let app = TestApp::new().await;
     let (_, key) = app.register("Target Reader").await;
     let target = entity(&app, "Indexed Bakery", -2.24).await;
@@ -668,6 +669,16 @@ async fn notes_and_signals_are_read_by_target_id_alone_through_an_index() {
     let r = app.get(&format!("/api/v1/notes?target_id={target}")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(bodies(&r.body), ["fresh bread"]);
+    let r = app
+        .get(&format!(
+            "/api/v1/canonical-link-contributions?target_canonical_id={target}"
+        ))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let links = r.body.as_array().unwrap();
+    assert_eq!(links.len(), 1, "{}", r.body);
+    assert_eq!(links[0]["target_canonical_id"], target.as_str());
+    assert_eq!(links[0]["link_type"], "created");
 
     let mut conn = app.pool().acquire().await.unwrap();
     // At test scale a sequential scan is cheaper; disabled, PostgreSQL must still find an index.
@@ -675,7 +686,7 @@ async fn notes_and_signals_are_read_by_target_id_alone_through_an_index() {
         .execute(&mut *conn)
         .await
         .unwrap();
-    use spacetime_records::db::{notes, signals};
+    use spacetime_records::db::{contributions, notes, signals};
     let anonymous_by_id = format!("NULL, NULL, NULL, NULL, '{target}', NULL, 101");
     let statements = [
         (notes::list_statement("id"), anonymous_by_id),
@@ -689,6 +700,14 @@ async fn notes_and_signals_are_read_by_target_id_alone_through_an_index() {
         ),
         (
             signals::for_targets_statement(),
+            format!("ARRAY['{target}', '{other}']::uuid[], 21"),
+        ),
+        (
+            contributions::list_statement("id"),
+            format!("NULL, '{target}', NULL, NULL, 101"),
+        ),
+        (
+            contributions::for_targets_statement(),
             format!("ARRAY['{target}', '{other}']::uuid[], 21"),
         ),
     ];
