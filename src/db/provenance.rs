@@ -31,28 +31,40 @@ struct InfluenceRow {
     supporting_evidence: i64,
     duplicate_of: i64,
     records: i64,
+    /// The agent's entries, counted up to `entry_limit + 1`.
+    entries_seen: i64,
 }
 
-/// Contributions per link type of each agent's entries, in one statement for all agents.
+/// Contributions per link type of each agent's newest `entry_limit` entries, in one statement for
+/// all agents (a row for each, zero counts included), and whether that was all of its entries. The
+/// bound keeps a call's cost independent of how much an agent ever published: a scraper with
+/// millions of entries costs what one with `entry_limit` does.
 pub async fn influence<'c>(
     pool: impl super::Reads<'c>,
     agent_ids: &[Uuid],
+    entry_limit: i64,
 ) -> sqlx::Result<Vec<(Uuid, AgentInfluence)>> {
     let rows: Vec<InfluenceRow> = sqlx::query_as(
-        "SELECT e.agent_id,
+        "SELECT a.id AS agent_id,
                 count(*) FILTER (WHERE c.link_type = 'created') AS created,
                 count(*) FILTER (WHERE c.link_type = 'updated') AS updated,
                 count(*) FILTER (WHERE c.link_type = 'matched') AS matched,
                 count(*) FILTER (WHERE c.link_type = 'merged') AS merged,
                 count(*) FILTER (WHERE c.link_type = 'supporting_evidence') AS supporting_evidence,
                 count(*) FILTER (WHERE c.link_type = 'duplicate_of') AS duplicate_of,
-                count(DISTINCT c.target_canonical_id) AS records
-         FROM space_time_entries e
-         JOIN canonical_link_contributions c ON c.source_space_time_entry_id = e.id
-         WHERE e.agent_id = ANY($1)
-         GROUP BY e.agent_id",
+                count(DISTINCT c.target_canonical_id) AS records,
+                (SELECT count(*) FROM (
+                    SELECT 1 FROM space_time_entries e WHERE e.agent_id = a.id LIMIT $2 + 1) AS seen
+                ) AS entries_seen
+         FROM unnest($1::uuid[]) AS a(id)
+         LEFT JOIN LATERAL (
+             SELECT e.id FROM space_time_entries e WHERE e.agent_id = a.id
+             ORDER BY e.id DESC LIMIT $2) AS newest ON true
+         LEFT JOIN canonical_link_contributions c ON c.source_space_time_entry_id = newest.id
+         GROUP BY a.id",
     )
     .bind(agent_ids)
+    .bind(entry_limit)
     .fetch_all(pool)
     .await?;
     Ok(rows
@@ -68,6 +80,7 @@ pub async fn influence<'c>(
                     supporting_evidence: r.supporting_evidence,
                     duplicate_of: r.duplicate_of,
                     records: r.records,
+                    complete: r.entries_seen <= entry_limit,
                 },
             )
         })

@@ -20,8 +20,9 @@ use uuid::Uuid;
 /// Graph edges of an agent.
 #[ComplexObject]
 impl Agent {
-    /// How this agent's entries shaped canonical records: contributions per link type and the
-    /// number of distinct records touched (batched for a whole page of agents).
+    /// How this agent's newest 10,000 entries shaped canonical records: contributions per link
+    /// type, the number of distinct records touched, and whether those were all its entries
+    /// (batched for a whole page of agents).
     async fn influence(
         &self,
         ctx: &Context<'_>,

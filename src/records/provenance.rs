@@ -51,8 +51,9 @@ pub struct RecordProvenance {
     pub contributions: Vec<ContributionEvidence>,
 }
 
-/// How an agent's entries shaped canonical records: contributions per link type.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, ToSchema, async_graphql::SimpleObject)]
+/// How an agent's entries shaped canonical records: the contributions of its newest 10,000 entries
+/// per link type (a bounded cost per agent); `complete` says whether those were all its entries.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema, async_graphql::SimpleObject)]
 pub struct AgentInfluence {
     pub created: i64,
     pub updated: i64,
@@ -62,6 +63,24 @@ pub struct AgentInfluence {
     pub duplicate_of: i64,
     /// Distinct canonical records the agent's entries contributed to.
     pub records: i64,
+    /// False when the agent has more than 10,000 entries: the counts then cover its newest 10,000.
+    pub complete: bool,
+}
+
+impl Default for AgentInfluence {
+    /// An agent without entries: nothing counted, nothing left out.
+    fn default() -> Self {
+        AgentInfluence {
+            created: 0,
+            updated: 0,
+            matched: 0,
+            merged: 0,
+            supporting_evidence: 0,
+            duplicate_of: 0,
+            records: 0,
+            complete: true,
+        }
+    }
 }
 
 /// A canonical record an agent's entries contributed to, inside the asked circle and window.

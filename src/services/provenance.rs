@@ -118,13 +118,15 @@ pub async fn of_record(
     })
 }
 
-/// Each agent's influence (zero counts for an agent without contributions), in one statement.
+/// Each agent's influence over its newest `db::COUNT_CAP` entries (zero counts for an agent without
+/// contributions), in one statement.
 pub async fn influence(
     state: &AppState,
     agent_ids: &[Uuid],
 ) -> AppResult<HashMap<Uuid, AgentInfluence>> {
+    let reads = crate::services::read_route::reads(state);
     let mut found: HashMap<Uuid, AgentInfluence> =
-        db::provenance::influence(crate::services::read_route::reads(state), agent_ids)
+        db::provenance::influence(reads, agent_ids, db::COUNT_CAP)
             .await?
             .into_iter()
             .collect();

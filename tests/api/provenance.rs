@@ -154,7 +154,7 @@ async fn a_record_tells_which_entry_and_agent_set_each_field() {
     // GraphQL: the same sources on the graph, and each agent's influence.
     let q = "query($id: UUID!) { entity(id: $id) { provenance {
         fields { field agent { displayName } entry { sourceRef } }
-        contributions { linkType entry { agent { displayName influence { created matched records } } } } } } }";
+        contributions { linkType entry { agent { displayName influence { created matched records complete } } } } } } }";
     let g = app.graphql(q, json!({"id": entity_id}), None).await;
     assert!(g.body["errors"].is_null(), "{}", g.text);
     let provenance = &g.body["data"]["entity"]["provenance"];
@@ -169,7 +169,7 @@ async fn a_record_tells_which_entry_and_agent_set_each_field() {
     let links = provenance["contributions"].as_array().unwrap();
     assert_eq!(
         links[0]["entry"]["agent"]["influence"],
-        json!({"created": 1, "matched": 0, "records": 1})
+        json!({"created": 1, "matched": 0, "records": 1, "complete": true})
     );
     assert_eq!(
         links[1]["linkType"],
@@ -433,4 +433,48 @@ async fn an_agent_s_touched_records_are_bounded_by_place_and_time() {
         .map(|a| a["node"]["touched"]["edges"].as_array().unwrap().len())
         .collect();
     assert!(counts.contains(&2) && counts.contains(&1), "{counts:?}");
+}
+
+/// An agent's influence counts the contributions of its newest entries up to a bound, so its cost
+/// does not grow with everything the agent ever published, and says when entries were left out.
+#[tokio::test]
+async fn an_agents_influence_counts_its_newest_entries_up_to_the_bound_and_says_so() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent, key) = app.register("Prolific Guide").await;
+    for (n, name) in ["Bound Bakery", "Bound Butcher", "Bound Barber"]
+        .iter()
+        .enumerate()
+    {
+        let entry = entity_entry(name, 53.48, -2.24 + n as f64 * 0.01, json!({}));
+        app.publish(&key, &admin, entry).await;
+    }
+    let (idle, _) = app.register("Idle Guide").await;
+    use spacetime_records::db::provenance::influence;
+
+    let all = influence(app.pool(), &[agent, idle], 3).await.unwrap();
+    let of = |found: &[(
+        uuid::Uuid,
+        spacetime_records::records::provenance::AgentInfluence,
+    )],
+              id: uuid::Uuid| found.iter().find(|(a, _)| *a == id).unwrap().1.clone();
+    let everything = of(&all, agent);
+    assert_eq!((everything.created, everything.records), (3, 3));
+    assert!(everything.complete);
+    let nothing = of(&all, idle);
+    assert_eq!((nothing.created, nothing.records), (0, 0));
+    assert!(nothing.complete);
+
+    // A bound of two: the two newest entries' contributions, and the word that one was left out.
+    let bounded = of(&influence(app.pool(), &[agent], 2).await.unwrap(), agent);
+    assert_eq!((bounded.created, bounded.records), (2, 2));
+    assert!(!bounded.complete);
+
+    let q = "query($id: UUID!) { agent(id: $id) { influence { created records complete } } }";
+    let g = app.graphql(q, json!({"id": agent}), None).await;
+    assert!(g.body["errors"].is_null(), "{}", g.text);
+    assert_eq!(
+        g.body["data"]["agent"]["influence"],
+        json!({"created": 3, "records": 3, "complete": true})
+    );
 }
