@@ -38,6 +38,7 @@ export function createAgentView(element, actions) {
           h('button', { type: 'button', id: 'agent-on-map', onclick: () => actions.showAgentOnMap(agent, agent.entries.edges.map(({ node }) => [node.longitude, node.latitude])) }, 'Its records on the map'),
           h('button', { type: 'button', onclick: () => actions.graphAgent(agent.id) }, 'Add to the graph')),
         h('h3', {}, `Influence: ${influence.records} record(s) touched`),
+        influence.complete ? null : h('p', { class: 'small muted', id: 'influence-bound' }, 'Counted over its newest 10,000 entries; older ones are left out.'),
         h('table', { class: 'influence' }, h('tbody', {}, LINK_TYPES.map(([key, label]) => h('tr', {},
           h('th', { scope: 'row' }, label),
           h('td', { class: 'bar' }, h('span', { style: null, class: 'fill', dataset: { share: String(influence[key] / most) } })),
