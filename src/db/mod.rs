@@ -65,7 +65,7 @@ pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> 
 
 /// Time limits on every session of the service's pools: a statement still running when its
 /// request has already timed out (or whose client went away) is cancelled by PostgreSQL itself,
-/// and a transaction left idle cannot hold locks for long.
+/// and a transaction left idle cannot hold locks for long. No JIT compilation either.
 #[derive(Debug, Clone, Copy)]
 pub struct SessionLimits {
     pub statement_timeout: Duration,
@@ -95,6 +95,11 @@ impl SessionLimits {
                 "idle_in_transaction_session_timeout",
                 format!("{}ms", self.idle_in_transaction_timeout.as_millis()),
             ),
+            // Every statement of the service is bounded in rows, so LLVM compilation never pays
+            // for itself; it only starts when the planner's cost estimate crosses
+            // `jit_above_cost`, and then adds its compile time (half a second measured for one
+            // over-estimated plan, docs/benchmarks.md) to that request alone.
+            ("jit", "off".to_owned()),
         ])
     }
 }

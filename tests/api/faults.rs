@@ -23,6 +23,12 @@ async fn statements_are_cancelled_before_the_request_times_out() {
         .await
         .unwrap();
     assert_eq!(idle, "12s");
+    // No LLVM compilation added to a request whose plan the planner over-estimated.
+    let jit: String = sqlx::query_scalar("SHOW jit")
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+    assert_eq!(jit, "off");
     let slow = sqlx::query("SELECT pg_sleep(3)")
         .execute(app.pool())
         .await
