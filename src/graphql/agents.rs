@@ -32,7 +32,9 @@ impl Agent {
     /// The canonical records this agent's entries contributed to within `radiusMeters` (1 to
     /// 100,000) of a point and between `since` and `until` (contribution times; default the last
     /// 30 days, at most 366), most recently touched first, with the link types and counts.
-    /// `first` 1 to 500 (default 100). Batched for a whole page of agents.
+    /// `first` 1 to 500 (default 100). Only the contributions of the agent's newest 10,000
+    /// entries are looked at (`complete` says whether that was all). Batched for a whole page of
+    /// agents.
     #[allow(clippy::too_many_arguments)]
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn touched(
@@ -45,7 +47,13 @@ impl Agent {
         until: Option<chrono::DateTime<chrono::Utc>>,
         first: Option<i32>,
         after: Option<String>,
-    ) -> Result<Connection<String, crate::records::provenance::TouchedRecord>> {
+    ) -> Result<
+        Connection<
+            String,
+            crate::records::provenance::TouchedRecord,
+            crate::records::provenance::TouchedCoverage,
+        >,
+    > {
         let args = crate::services::touched::TouchedArgs {
             latitude,
             longitude,

@@ -9,7 +9,7 @@ use crate::domain::Page;
 use crate::records::agents::Agent;
 use crate::records::canonical::LinkContribution;
 use crate::records::entries::SpaceTimeEntry;
-use crate::records::provenance::{AgentInfluence, FieldSource, TouchedRecord};
+use crate::records::provenance::{AgentInfluence, FieldSource, TouchedCoverage, TouchedRecord};
 use crate::services::{provenance, touched};
 use crate::state::AppState;
 use async_graphql::connection::{Connection, Edge};
@@ -124,12 +124,12 @@ pub type TouchedKey = (Uuid, touched::TouchedWindow);
 pub struct TouchedByAgent(pub AppState);
 
 impl Loader<TouchedKey> for TouchedByAgent {
-    type Value = Page<TouchedRecord>;
+    type Value = touched::TouchedPage;
     type Error = LoadError;
     async fn load(
         &self,
         keys: &[TouchedKey],
-    ) -> Result<HashMap<TouchedKey, Page<TouchedRecord>>, LoadError> {
+    ) -> Result<HashMap<TouchedKey, touched::TouchedPage>, LoadError> {
         let mut windows: Vec<touched::TouchedWindow> = Vec::new();
         for (_, window) in keys {
             if !windows.contains(window) {
@@ -161,20 +161,29 @@ pub async fn touched_by(
     ctx: &Context<'_>,
     agent_id: Uuid,
     args: touched::TouchedArgs,
-) -> Result<Connection<String, TouchedRecord>> {
+) -> Result<Connection<String, TouchedRecord, TouchedCoverage>> {
     let after_given = args.after.is_some();
     let window = touched::window(&args)?;
-    let page = super::request_loaders::loader::<DataLoader<TouchedByAgent>>(ctx)
+    let found = super::request_loaders::loader::<DataLoader<TouchedByAgent>>(ctx)
         .load_one((agent_id, window))
         .await
         .map_err(|e| (*e).clone())?
-        .unwrap_or(Page {
-            items: Vec::new(),
-            has_next_page: false,
+        .unwrap_or(touched::TouchedPage {
+            page: Page {
+                items: Vec::new(),
+                has_next_page: false,
+            },
+            complete: true,
         });
-    let mut connection = Connection::new(after_given, page.has_next_page);
+    let coverage = TouchedCoverage {
+        complete: found.complete,
+    };
+    let mut connection =
+        Connection::with_additional_fields(after_given, found.page.has_next_page, coverage);
     connection.edges.extend(
-        page.items
+        found
+            .page
+            .items
             .into_iter()
             .map(|record| Edge::new(touched::cursor(&record), record)),
     );

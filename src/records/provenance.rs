@@ -83,6 +83,15 @@ impl Default for AgentInfluence {
     }
 }
 
+/// What an agent's `touched` connection looked at: the contributions of its newest 10,000
+/// entries.
+#[derive(Debug, Clone, PartialEq, Serialize, async_graphql::SimpleObject)]
+pub struct TouchedCoverage {
+    /// False when the agent has more than 10,000 entries: the contributions of older entries
+    /// were not looked at, so records only they touched are missing.
+    pub complete: bool,
+}
+
 /// A canonical record an agent's entries contributed to, inside the asked circle and window.
 #[derive(Debug, Clone, Serialize, ToSchema, async_graphql::SimpleObject)]
 #[graphql(complex)]

@@ -1,9 +1,10 @@
 //! The canonical records an agent touched within a radius and a time window (`Agent.touched` on
 //! the graph): which records, by which link types, how often, first and last. The window is at
-//! most a year (default: the last 30 days) so the scan stays one agent-year of contributions.
+//! most a year (default: the last 30 days), and only the contributions of an agent's newest
+//! `db::COUNT_CAP` entries are looked at, so one agent costs a bounded scan whatever it published.
 
 use crate::db;
-use crate::db::touched::{TouchedQuery, TouchedRow};
+use crate::db::touched::{TouchedQuery, TouchedRecordRow};
 use crate::domain::{ListParams, Page, Violations};
 use crate::error::{AppError, AppResult};
 use crate::records::provenance::TouchedRecord;
@@ -98,7 +99,7 @@ pub fn window(args: &TouchedArgs) -> AppResult<TouchedWindow> {
     Ok(w)
 }
 
-fn record(row: TouchedRow) -> AppResult<TouchedRecord> {
+fn record(row: TouchedRecordRow) -> AppResult<TouchedRecord> {
     let broken = |what: String| AppError::Internal(anyhow::anyhow!("touched records: {what}"));
     Ok(TouchedRecord {
         canonical_table: row.target_canonical_table.parse().map_err(broken)?,
@@ -116,12 +117,20 @@ fn record(row: TouchedRow) -> AppResult<TouchedRecord> {
     })
 }
 
+/// One agent's page, and whether its newest `db::COUNT_CAP` entries (the ones looked at) were all
+/// its entries.
+#[derive(Debug, Clone)]
+pub struct TouchedPage {
+    pub page: Page<TouchedRecord>,
+    pub complete: bool,
+}
+
 /// One page per agent.
 pub async fn for_agents(
     state: &AppState,
     agents: &[Uuid],
     w: &TouchedWindow,
-) -> AppResult<HashMap<Uuid, Page<TouchedRecord>>> {
+) -> AppResult<HashMap<Uuid, TouchedPage>> {
     let params = ListParams {
         limit: w.limit,
         after: None,
@@ -135,6 +144,7 @@ pub async fn for_agents(
         until,
         after: w.after,
         limit: params.fetch_limit(),
+        entry_limit: db::COUNT_CAP,
     };
     let rows = db::touched::records(
         crate::services::read_route::search_reads(state),
@@ -142,16 +152,20 @@ pub async fn for_agents(
         &query,
     )
     .await?;
-    let mut grouped: HashMap<Uuid, Vec<TouchedRecord>> = HashMap::new();
+    let mut grouped: HashMap<Uuid, (Vec<TouchedRecord>, bool)> = HashMap::new();
     for row in rows {
-        let agent = row.agent_id;
-        grouped.entry(agent).or_default().push(record(row)?);
+        let (records, complete) = grouped.entry(row.agent_id).or_insert((Vec::new(), true));
+        *complete = row.complete;
+        if let Some(touched) = row.record {
+            records.push(record(touched)?);
+        }
     }
     Ok(agents
         .iter()
         .map(|agent| {
-            let rows = grouped.remove(agent).unwrap_or_default();
-            (*agent, Page::from_rows(rows, &params))
+            let (rows, complete) = grouped.remove(agent).unwrap_or((Vec::new(), true));
+            let page = Page::from_rows(rows, &params);
+            (*agent, TouchedPage { page, complete })
         })
         .collect())
 }

@@ -478,3 +478,71 @@ async fn an_agents_influence_counts_its_newest_entries_up_to_the_bound_and_says_
         json!({"created": 3, "records": 3, "complete": true})
     );
 }
+
+/// `touched` looks only at the contributions of an agent's newest entries, up to a bound, and the
+/// connection says whether that was all of them; an agent without records still gets its answer.
+#[tokio::test]
+async fn touched_records_come_from_the_newest_entries_up_to_the_bound_and_say_so() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (agent, key) = app.register("Mapping Guide").await;
+    for (n, name) in ["Touched Bakery", "Touched Butcher", "Touched Barber"]
+        .iter()
+        .enumerate()
+    {
+        let entry = entity_entry(name, 53.48, -2.24 + n as f64 * 0.001, json!({}));
+        app.publish(&key, &admin, entry).await;
+    }
+    let (idle, _) = app.register("Quiet Guide").await;
+    use spacetime_records::db::touched::{TouchedQuery, records};
+    let now = chrono::Utc::now();
+    let question = |entry_limit| TouchedQuery {
+        latitude: 53.48,
+        longitude: -2.24,
+        radius_m: 5_000.0,
+        since: now - chrono::Duration::days(1),
+        until: now + chrono::Duration::minutes(1),
+        after: None,
+        limit: 10,
+        entry_limit,
+    };
+    let shape = |rows: &[spacetime_records::db::touched::TouchedRow], who| {
+        rows.iter()
+            .filter(|r| r.agent_id == who)
+            .map(|r| (r.complete, r.record.is_some()))
+            .collect::<Vec<_>>()
+    };
+
+    let all = records(app.pool(), &[agent, idle], &question(3))
+        .await
+        .unwrap();
+    assert_eq!(shape(&all, agent), [(true, true); 3]);
+    assert_eq!(shape(&all, idle), [(true, false)], "one row, no record");
+    let bounded = records(app.pool(), &[agent], &question(2)).await.unwrap();
+    assert_eq!(shape(&bounded, agent), [(false, true); 2]);
+    let mut looked_at: Vec<uuid::Uuid> = bounded
+        .iter()
+        .map(|r| r.record.as_ref().unwrap().target_canonical_id)
+        .collect();
+    let mut newest_two: Vec<uuid::Uuid> = sqlx::query_scalar(
+        "SELECT canonical_id FROM space_time_entries WHERE agent_id = $1 ORDER BY id DESC LIMIT 2",
+    )
+    .bind(agent)
+    .fetch_all(app.pool())
+    .await
+    .unwrap();
+    looked_at.sort();
+    newest_two.sort();
+    assert_eq!(
+        looked_at, newest_two,
+        "the records of the two newest entries"
+    );
+
+    let q = "query($id: UUID!) { agent(id: $id) {
+        touched(latitude: 53.48, longitude: -2.24, radiusMeters: 5000) { complete nodes { contributions } } } }";
+    let g = app.graphql(q, json!({"id": agent}), None).await;
+    assert!(g.body["errors"].is_null(), "{}", g.text);
+    let touched = &g.body["data"]["agent"]["touched"];
+    assert_eq!(touched["complete"], true);
+    assert_eq!(touched["nodes"].as_array().unwrap().len(), 3);
+}
