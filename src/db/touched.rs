@@ -62,6 +62,10 @@ pub async fn records<'c>(
     q: &TouchedQuery,
 ) -> sqlx::Result<Vec<TouchedRow>> {
     let (after_at, after_id) = q.after.unzip();
+    // Each record's location is one primary-key read (the CASE below). As a UNION of the three
+    // tables, the planner pushed the circle into each branch and, under-estimating the circle's
+    // rows, read the location GiST index around the point once per record instead (5 s for one
+    // agent's 24k contributions within 5 km; 0.12 s this way, docs/benchmarks.md).
     sqlx::query_as(
         "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($3, $2), 4326)::geography AS point),
          touched AS (
@@ -81,10 +85,6 @@ pub async fn records<'c>(
             SELECT t.*, ST_Distance(r.location, origin.point, false) AS distance_m
             FROM touched t
             CROSS JOIN origin
-            -- One primary-key read per record. As a UNION of the three tables, the planner
-            -- pushed the circle into each branch and, under-estimating the circle's rows, read
-            -- the location GiST index around the point once per record instead (5 s for one
-            -- agent's 24k contributions within 5 km; 0.12 s this way, docs/benchmarks.md).
             CROSS JOIN LATERAL (
                 SELECT CASE t.target_canonical_table
                     WHEN 'canonical.entities' THEN
