@@ -435,21 +435,28 @@ async fn an_agent_s_touched_records_are_bounded_by_place_and_time() {
     assert!(counts.contains(&2) && counts.contains(&1), "{counts:?}");
 }
 
+/// An agent whose three entries created three records `spacing` degrees of longitude apart near
+/// Manchester, and an agent without entries.
+async fn three_records_and_an_idle_agent(app: &TestApp, spacing: f64) -> (uuid::Uuid, uuid::Uuid) {
+    let admin = app.admin_key().await;
+    let (agent, key) = app.register("Busy Guide").await;
+    for (n, name) in ["Bound Bakery", "Bound Butcher", "Bound Barber"]
+        .iter()
+        .enumerate()
+    {
+        let entry = entity_entry(name, 53.48, -2.24 + n as f64 * spacing, json!({}));
+        app.publish(&key, &admin, entry).await;
+    }
+    let (idle, _) = app.register("Idle Guide").await;
+    (agent, idle)
+}
+
 /// An agent's influence counts the contributions of its newest entries up to a bound, so its cost
 /// does not grow with everything the agent ever published, and says when entries were left out.
 #[tokio::test]
 async fn an_agents_influence_counts_its_newest_entries_up_to_the_bound_and_says_so() {
     let app = TestApp::new().await;
-    let admin = app.admin_key().await;
-    let (agent, key) = app.register("Prolific Guide").await;
-    for (n, name) in ["Bound Bakery", "Bound Butcher", "Bound Barber"]
-        .iter()
-        .enumerate()
-    {
-        let entry = entity_entry(name, 53.48, -2.24 + n as f64 * 0.01, json!({}));
-        app.publish(&key, &admin, entry).await;
-    }
-    let (idle, _) = app.register("Idle Guide").await;
+    let (agent, idle) = three_records_and_an_idle_agent(&app, 0.01).await;
     use spacetime_records::db::provenance::influence;
 
     let all = influence(app.pool(), &[agent, idle], 3).await.unwrap();
@@ -484,16 +491,7 @@ async fn an_agents_influence_counts_its_newest_entries_up_to_the_bound_and_says_
 #[tokio::test]
 async fn touched_records_come_from_the_newest_entries_up_to_the_bound_and_say_so() {
     let app = TestApp::new().await;
-    let admin = app.admin_key().await;
-    let (agent, key) = app.register("Mapping Guide").await;
-    for (n, name) in ["Touched Bakery", "Touched Butcher", "Touched Barber"]
-        .iter()
-        .enumerate()
-    {
-        let entry = entity_entry(name, 53.48, -2.24 + n as f64 * 0.001, json!({}));
-        app.publish(&key, &admin, entry).await;
-    }
-    let (idle, _) = app.register("Quiet Guide").await;
+    let (agent, idle) = three_records_and_an_idle_agent(&app, 0.001).await;
     use spacetime_records::db::touched::{TouchedQuery, records};
     let now = chrono::Utc::now();
     let question = |entry_limit| TouchedQuery {
