@@ -166,12 +166,24 @@ pub async fn get_many<'c>(
     .await
 }
 
-fn list_statement(columns: &str) -> String {
+/// A clause the status filter implies, written out so that any plan (a cached generic one
+/// included) may read an agent's entries of a status other than `processed` through
+/// `space_time_entries_agent_unsettled_idx` (migration 0021) instead of its whole history.
+fn unsettled(status: Option<EntryStatus>) -> &'static str {
+    match status {
+        Some(EntryStatus::Processed) | None => "",
+        Some(_) => "AND e.status <> 'processed'",
+    }
+}
+
+/// The statement `list` runs (and `count` counts); public so tests can read its plan.
+pub fn list_statement(columns: &str, status: Option<EntryStatus>) -> String {
     format!(
         "SELECT {columns} FROM space_time_entries e
          WHERE ($1::text IS NULL OR e.status = $1) AND ($2::uuid IS NULL OR e.agent_id = $2)
-           AND ($3::uuid IS NULL OR e.id < $3)
-         ORDER BY e.id DESC LIMIT $4"
+           AND ($3::uuid IS NULL OR e.id < $3) {unsettled}
+         ORDER BY e.id DESC LIMIT $4",
+        unsettled = unsettled(status)
     )
 }
 
@@ -181,7 +193,7 @@ pub async fn list<'c>(
     agent_id: Option<Uuid>,
     params: &ListParams,
 ) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
-    sqlx::query_as(&list_statement(COLUMNS))
+    sqlx::query_as(&list_statement(COLUMNS, status))
         .bind(status)
         .bind(agent_id)
         .bind(params.after)
@@ -196,7 +208,7 @@ pub async fn count<'c>(
     status: Option<EntryStatus>,
     agent_id: Option<Uuid>,
 ) -> sqlx::Result<i64> {
-    sqlx::query_scalar(&super::counted(&list_statement("e.id")))
+    sqlx::query_scalar(&super::counted(&list_statement("e.id", status)))
         .bind(status)
         .bind(agent_id)
         .bind(None::<Uuid>)
@@ -212,17 +224,32 @@ pub async fn count_for_agents<'c>(
     agents: &[Uuid],
     status: Option<EntryStatus>,
 ) -> sqlx::Result<Vec<(Uuid, i64)>> {
-    sqlx::query_as(
+    sqlx::query_as(&format!(
         "SELECT agent.id, (SELECT count(*) FROM (
              SELECT 1 FROM space_time_entries e
-             WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2) LIMIT $3) AS counted)
+             WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2) {unsettled}
+             LIMIT $3) AS counted)
          FROM unnest($1::uuid[]) AS agent(id)",
-    )
+        unsettled = unsettled(status)
+    ))
     .bind(agents)
     .bind(status)
     .bind(super::COUNT_CAP + 1)
     .fetch_all(pool)
     .await
+}
+
+/// The statement `list_for_agents` runs; public so tests can read its plan.
+pub fn for_agents_statement(status: Option<EntryStatus>) -> String {
+    format!(
+        "SELECT page.* FROM unnest($1::uuid[]) AS agent(id)
+         CROSS JOIN LATERAL (
+            SELECT {COLUMNS} FROM space_time_entries e
+            WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2)
+              AND ($3::uuid IS NULL OR e.id < $3) {unsettled}
+            ORDER BY e.id DESC LIMIT $4) page",
+        unsettled = unsettled(status)
+    )
 }
 
 /// One page of entries for each of `agents` (a loader batch), newest first, in one statement.
@@ -232,20 +259,13 @@ pub async fn list_for_agents<'c>(
     status: Option<EntryStatus>,
     params: &ListParams,
 ) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT page.* FROM unnest($1::uuid[]) AS agent(id)
-         CROSS JOIN LATERAL (
-            SELECT {COLUMNS} FROM space_time_entries e
-            WHERE e.agent_id = agent.id AND ($2::text IS NULL OR e.status = $2)
-              AND ($3::uuid IS NULL OR e.id < $3)
-            ORDER BY e.id DESC LIMIT $4) page"
-    ))
-    .bind(agents)
-    .bind(status)
-    .bind(params.after)
-    .bind(params.fetch_limit())
-    .fetch_all(pool)
-    .await
+    sqlx::query_as(&for_agents_statement(status))
+        .bind(agents)
+        .bind(status)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
 }
 
 /// Claims up to `limit` pending entries for this transaction; other workers skip them.

@@ -451,3 +451,67 @@ async fn evidence_dated_in_the_future_is_refused() {
         }
     }
 }
+
+/// An agent's entries of a status other than `processed` (pending, in review, rejected) are read
+/// through a partial index of such entries, not by walking the agent's whole history; its plain
+/// and processed listings keep walking it newest first, which finds their rows at once.
+#[tokio::test]
+async fn an_agents_unsettled_entries_are_read_through_their_own_index() {
+    let app = TestApp::new().await;
+    let mut conn = app.pool().acquire().await.unwrap();
+    // At test scale a sequential scan is cheaper; disabled, PostgreSQL must still find an index.
+    sqlx::query("SET enable_seqscan = off")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    use spacetime_records::db::entries::{for_agents_statement, list_statement};
+    use spacetime_records::domain::EntryStatus::{Pending, Processed, Rejected, ReviewRequired};
+    let agent = uuid::Uuid::now_v7();
+    let cases = [
+        (
+            list_statement("e.id", Some(Rejected)),
+            format!("'rejected', '{agent}', NULL, 101"),
+            false,
+        ),
+        (
+            for_agents_statement(Some(ReviewRequired)),
+            format!("ARRAY['{agent}']::uuid[], 'review_required', NULL, 101"),
+            false,
+        ),
+        (
+            for_agents_statement(Some(Pending)),
+            format!("ARRAY['{agent}']::uuid[], 'pending', NULL, 101"),
+            false,
+        ),
+        (
+            for_agents_statement(Some(Processed)),
+            format!("ARRAY['{agent}']::uuid[], 'processed', NULL, 101"),
+            true,
+        ),
+        (
+            for_agents_statement(None),
+            format!("ARRAY['{agent}']::uuid[], NULL, NULL, 101"),
+            true,
+        ),
+    ];
+    // Both indexes led by agent_id alone walk the agent's history, newest first.
+    let walks_history = |plan: &str| plan.contains("space_time_entries_agent_id_");
+    for (statement, arguments, expected_walk) in cases {
+        sqlx::raw_sql(&format!("PREPARE by_agent AS {statement}"))
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        let plan: Vec<String> =
+            sqlx::query_scalar(&format!("EXPLAIN EXECUTE by_agent({arguments})"))
+                .fetch_all(&mut *conn)
+                .await
+                .unwrap();
+        sqlx::raw_sql("DEALLOCATE by_agent")
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+        let plan = plan.join("\n");
+        assert_eq!(walks_history(&plan), expected_walk, "{statement}\n{plan}");
+        assert!(!plan.contains("Seq Scan"), "{statement}\n{plan}");
+    }
+}

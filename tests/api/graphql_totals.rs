@@ -63,7 +63,8 @@ async fn total_count_counts_every_page_with_the_lists_own_filter() {
                pendingEntries: entries(status: PENDING) { totalCount }
                agents(first: 1) { totalCount }
                a: agent(id: $a) { entries(first: 1) { totalCount } }
-               b: agent(id: $b) { entries(first: 1) { totalCount } processed: entries(status: PROCESSED) { totalCount } }
+               b: agent(id: $b) { entries(first: 1) { totalCount } processed: entries(status: PROCESSED) { totalCount }
+                                  waiting: entries(status: PENDING) { totalCount nodes { id } } }
                listings { totalCount } requests { totalCount } reviewQueue(first: 1) { totalCount } }",
             json!({"a": source, "b": other}),
             None,
@@ -93,6 +94,11 @@ async fn total_count_counts_every_page_with_the_lists_own_filter() {
     assert_eq!(total(&r.body, &["a", "entries"]), 3);
     assert_eq!(total(&r.body, &["b", "entries"]), 2);
     assert_eq!(total(&r.body, &["b", "processed"]), 1);
+    assert_eq!(total(&r.body, &["b", "waiting"]), 1);
+    assert_eq!(
+        r.body["data"]["b"]["waiting"]["nodes"][0]["id"],
+        pending.body["id"]
+    );
     assert_eq!(total(&r.body, &["listings"]), 0);
     assert_eq!(total(&r.body, &["requests"]), 0);
     assert_eq!(total(&r.body, &["reviewQueue"]), 0);
