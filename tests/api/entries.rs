@@ -497,20 +497,7 @@ async fn an_agents_unsettled_entries_are_read_through_their_own_index() {
     // Both indexes led by agent_id alone walk the agent's history, newest first.
     let walks_history = |plan: &str| plan.contains("space_time_entries_agent_id_");
     for (statement, arguments, expected_walk) in cases {
-        sqlx::raw_sql(&format!("PREPARE by_agent AS {statement}"))
-            .execute(&mut *conn)
-            .await
-            .unwrap();
-        let plan: Vec<String> =
-            sqlx::query_scalar(&format!("EXPLAIN EXECUTE by_agent({arguments})"))
-                .fetch_all(&mut *conn)
-                .await
-                .unwrap();
-        sqlx::raw_sql("DEALLOCATE by_agent")
-            .execute(&mut *conn)
-            .await
-            .unwrap();
-        let plan = plan.join("\n");
+        let plan = crate::harness::plan_of(&mut conn, &statement, &arguments).await;
         assert_eq!(walks_history(&plan), expected_walk, "{statement}\n{plan}");
         assert!(!plan.contains("Seq Scan"), "{statement}\n{plan}");
     }

@@ -712,20 +712,7 @@ async fn notes_signals_and_contributions_are_read_by_target_id_alone_through_an_
         ),
     ];
     for (statement, arguments) in statements {
-        sqlx::raw_sql(&format!("PREPARE read_by_target AS {statement}"))
-            .execute(&mut *conn)
-            .await
-            .unwrap();
-        let plan: Vec<String> =
-            sqlx::query_scalar(&format!("EXPLAIN EXECUTE read_by_target({arguments})"))
-                .fetch_all(&mut *conn)
-                .await
-                .unwrap();
-        sqlx::raw_sql("DEALLOCATE read_by_target")
-            .execute(&mut *conn)
-            .await
-            .unwrap();
-        let plan = plan.join("\n");
+        let plan = crate::harness::plan_of(&mut conn, &statement, &arguments).await;
         assert!(
             plan.contains("target_id_idx") && !plan.contains("Seq Scan"),
             "{statement}\n{plan}"

@@ -572,3 +572,21 @@ pub fn assert_body_matches_openapi(
         "{method} {path} {status}: the body does not match its OpenAPI schema: {errors:?}\n{body}"
     );
 }
+
+/// The plan PostgreSQL picks for `statement` with these SQL `arguments` (a prepared statement, as
+/// the service runs it), one line per node.
+pub async fn plan_of(conn: &mut sqlx::PgConnection, statement: &str, arguments: &str) -> String {
+    sqlx::raw_sql(&format!("PREPARE planned AS {statement}"))
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    let plan: Vec<String> = sqlx::query_scalar(&format!("EXPLAIN EXECUTE planned({arguments})"))
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap();
+    sqlx::raw_sql("DEALLOCATE planned")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    plan.join("\n")
+}
