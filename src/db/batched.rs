@@ -3,8 +3,9 @@
 //! A read by id costs PostgreSQL far more in waking a backend and in the protocol's round trip
 //! than in the primary-key lookup itself, and costs the server a socket send, a wake-up and a
 //! receive (docs/benchmarks.md, "Hot paths"). So requests that ask for records of one kind while
-//! an earlier statement is still running are not sent one by one: they wait, and the first free
-//! slot sends all their ids at once (`WHERE id = ANY($1)`). With nothing else in flight a request
+//! an earlier statement of that kind is still running are not sent one by one: they wait, and
+//! when it has answered, one of them sends all their ids at once (`WHERE id IN (…)`). With
+//! nothing else in flight a request
 //! is sent at once, alone: batching costs no latency when the server is quiet and grows with the
 //! load by itself ("smart batching"; no timer, no delay).
 //!
@@ -40,21 +41,11 @@ pub trait ById: for<'r> FromRow<'r, PgRow> + Clone + Send + Unpin + 'static {
 
 /// One batcher per record kind, per pool (a pool is one database server: a batch never mixes
 /// the primary and a replica).
+#[derive(Default)]
 pub struct Batchers {
     pub entities: Batcher<crate::records::canonical::Entity>,
     pub listings: Batcher<crate::records::canonical::Listing>,
     pub requests: Batcher<crate::records::canonical::CanonicalRequest>,
-}
-
-impl Batchers {
-    /// `slots` statements of each kind may run at once; requests beyond wait and are batched.
-    pub fn new(slots: usize) -> Batchers {
-        Batchers {
-            entities: Batcher::new(slots),
-            listings: Batcher::new(slots),
-            requests: Batcher::new(slots),
-        }
-    }
 }
 
 /// What a waiting request is handed: its record (or `None`: no such id), or `Err` when the
@@ -67,15 +58,22 @@ struct Waiting<T> {
     answer: oneshot::Sender<Answer<T>>,
 }
 
+/// One statement of a kind in flight per pool: the next batch forms while it runs. Letting one
+/// run per database core instead (two here) halved the batches under load and cost more than
+/// the parallelism gained: wrk's 8 connections on an entity by id, two server workers, served
+/// 20.3–23.9k r/s with two in flight and 25.2–26.3k with one, and PostgreSQL's CPU per read fell
+/// from 16–18 µs to 8.5 µs (docs/benchmarks.md, "One batch of a kind in flight"). A batch of
+/// `MAX_BATCH` primary-key lookups takes well under a millisecond, so one at a time still
+/// carries over 100k reads a second per kind and process.
 pub struct Batcher<T> {
     waiting: Mutex<Vec<Waiting<T>>>,
-    slots: Semaphore,
+    in_flight: Semaphore,
     /// The statement for each of `SIZES`.
     statements: Vec<String>,
 }
 
-impl<T: ById> Batcher<T> {
-    fn new(slots: usize) -> Batcher<T> {
+impl<T: ById> Default for Batcher<T> {
+    fn default() -> Batcher<T> {
         let statements = SIZES
             .iter()
             .map(|&size| {
@@ -85,11 +83,13 @@ impl<T: ById> Batcher<T> {
             .collect();
         Batcher {
             waiting: Mutex::new(Vec::new()),
-            slots: Semaphore::new(slots.max(1)),
+            in_flight: Semaphore::new(1),
             statements,
         }
     }
+}
 
+impl<T: ById> Batcher<T> {
     /// The record with this id, read in a batch with whatever other reads of this kind are
     /// waiting.
     pub async fn get(&self, pool: &LeanPool, id: Uuid) -> Result<Option<T>, sqlx::Error> {
@@ -105,8 +105,8 @@ impl<T: ById> Batcher<T> {
                         _ => Ok(self.read(pool, &[id]).await?.pop()),
                     };
                 }
-                slot = self.slots.acquire() => {
-                    let _slot = slot.expect("the semaphore is never closed");
+                turn = self.in_flight.acquire() => {
+                    let _turn = turn.expect("the semaphore is never closed");
                     let batch = {
                         let mut waiting = self.lock();
                         let take = waiting.len().min(MAX_BATCH);

@@ -105,10 +105,6 @@ pub fn pool(
     max_connections: u32,
     acquire_timeout: Duration,
 ) -> anyhow::Result<LeanPool> {
-    // As many batches of a kind in flight as the database has cores to run them (assumed like
-    // ours), at least two, and never more than the pool can serve.
-    let cores = std::thread::available_parallelism().map_or(2, usize::from);
-    let slots = cores.max(2).min(max_connections.max(1) as usize);
     Ok(LeanPool {
         connections: managed::Pool::builder(Manager { options })
             .max_size(max_connections as usize)
@@ -117,7 +113,7 @@ pub fn pool(
             .recycle_timeout(Some(acquire_timeout))
             .runtime(deadpool::Runtime::Tokio1)
             .build()?,
-        batchers: std::sync::Arc::new(Batchers::new(slots)),
+        batchers: std::sync::Arc::new(Batchers::default()),
     })
 }
 

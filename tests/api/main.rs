@@ -28,6 +28,7 @@ mod offer_merges;
 mod principals;
 mod processes;
 mod provenance;
+mod reads_by_id;
 mod rekey;
 mod review;
 mod scale_out;
