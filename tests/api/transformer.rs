@@ -1283,3 +1283,45 @@ fn result_for(processed: &Value, id: &str) -> Value {
         .unwrap_or_else(|| panic!("no result for {id}: {processed}"))
         .clone()
 }
+
+/// A full batch's claim and a partial one are different statements (`db::entries::claim_pending`
+/// writes a full batch's size into its text): both claim exactly what they are asked for, and
+/// nothing twice.
+#[tokio::test]
+async fn partial_and_full_batches_claim_exactly_what_they_are_asked_for() {
+    let s = setup().await;
+    for n in 0..103 {
+        let (lat, lng) = east(LAT, LNG, 300.0 * n as f64);
+        let body = entity_entry(&format!("Claimed Shop Number {n}"), lat, lng, json!({}));
+        let posted = s.app.post_entry(&s.alice, body).await;
+        assert_eq!(posted.status, StatusCode::CREATED, "{}", posted.text);
+    }
+    let drain = |limit: u32| {
+        let s = &s;
+        async move {
+            let path = format!("/api/v1/transformer/process-pending?limit={limit}");
+            let answer = s.app.request("POST", &path, None, Some(&s.admin)).await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+            answer.body["processed"].as_i64().unwrap()
+        }
+    };
+    let pending = "SELECT count(*) FROM space_time_entries WHERE status = 'pending'";
+    assert_eq!(drain(2).await, 2, "a partial batch");
+    assert_eq!(s.app.count(pending).await, 101);
+    // A full batch of 100, then a partial one of the single entry left.
+    assert_eq!(drain(300).await, 101);
+    assert_eq!(s.app.count(pending).await, 0);
+    assert_eq!(
+        s.app
+            .count("SELECT count(DISTINCT source_space_time_entry_id) FROM canonical_link_contributions")
+            .await,
+        103,
+        "every entry decided once"
+    );
+    assert_eq!(
+        s.app
+            .count("SELECT count(*) FROM canonical_link_contributions")
+            .await,
+        103
+    );
+}

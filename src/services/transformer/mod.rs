@@ -155,7 +155,7 @@ async fn try_batch(
     let mut tx = state.pool.begin().await?;
     // A crash between commit and WAL flush only returns entries to `pending`: they are redone.
     crate::db::relax_commit_durability(&mut tx).await?;
-    let claimed = entries_db::claim_pending(&mut tx, size, start).await?;
+    let claimed = entries_db::claim_pending(&mut tx, size, BATCH_SIZE, start).await?;
     if claimed.is_empty() {
         return Ok(Batch {
             claimed: 0,
