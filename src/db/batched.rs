@@ -5,9 +5,8 @@
 //! receive (docs/benchmarks.md, "Hot paths"). So requests that ask for records of one kind while
 //! an earlier statement of that kind is still running are not sent one by one: they wait, and
 //! when it has answered, one of them sends all their ids at once (`WHERE id IN (…)`). With
-//! nothing else in flight a request
-//! is sent at once, alone: batching costs no latency when the server is quiet and grows with the
-//! load by itself ("smart batching"; no timer, no delay).
+//! nothing else in flight a request is sent at once, alone: batching costs no latency when the
+//! server is quiet and grows with the load by itself ("smart batching"; no timer, no delay).
 //!
 //! A batch is formed only from requests already waiting when it is sent, so every request still
 //! reads a snapshot taken after it arrived: no request joins a statement already under way, and
@@ -61,8 +60,8 @@ struct Waiting<T> {
 /// One statement of a kind in flight per pool: the next batch forms while it runs. Letting one
 /// run per database core instead (two here) halved the batches under load and cost more than
 /// the parallelism gained: wrk's 8 connections on an entity by id, two server workers, served
-/// 20.3–23.9k r/s with two in flight and 25.2–26.3k with one, and PostgreSQL's CPU per read fell
-/// from 16–18 µs to 8.5 µs (docs/benchmarks.md, "One batch of a kind in flight"). A batch of
+/// 20.3–23.9k r/s with two in flight and 25.2–29.7k with one, and PostgreSQL's CPU per read fell
+/// from 16–22 µs to 7–9 µs (docs/benchmarks.md, "One batch of a kind in flight"). A batch of
 /// `MAX_BATCH` primary-key lookups takes well under a millisecond, so one at a time still
 /// carries over 100k reads a second per kind and process.
 pub struct Batcher<T> {
