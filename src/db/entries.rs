@@ -268,7 +268,6 @@ pub async fn list_for_agents<'c>(
         .await
 }
 
-/// Claims up to `limit` pending entries for this transaction; other workers skip them.
 /// The claim's order: half-degree grid cells in a hashed order, arrival order within a cell. Must
 /// match `space_time_entries_pending_area_idx`.
 const AREA_ORDER: &str = "hashint4((floor(e.latitude * 2) * 1000 + floor(e.longitude * 2))::int)";
@@ -288,7 +287,8 @@ pub async fn claim_pending(
     full: i64,
     start: i32,
 ) -> Result<Vec<SpaceTimeEntry>, sqlx::Error> {
-    let limit_sql = if limit == full {
+    let written_out = limit == full;
+    let limit_sql = if written_out {
         full.to_string()
     } else {
         "$2".to_owned()
@@ -306,7 +306,7 @@ pub async fn claim_pending(
          ORDER BY {AREA_ORDER} < $1, {AREA_ORDER}, e.id"
     );
     let query = sqlx::query_as(&statement).bind(start);
-    let query = if limit == full {
+    let query = if written_out {
         query
     } else {
         query.bind(limit)
