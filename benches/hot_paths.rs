@@ -196,10 +196,11 @@ async fn run() -> anyhow::Result<()> {
     println!(
         "\nHot paths: {entities} entities, release binary over HTTP (wrk, {c} connections) \
          against pgbench ({c} clients, prepared) running the statements each request ran; \
-         {} s windows, best of {} rounds taking turns, {} cores",
+         {} s windows, best of {} rounds taking turns, {} cores ({})",
         settings.seconds,
         settings.rounds,
         std::thread::available_parallelism().map_or(0, |n| n.get()),
+        support::process::idle_policy().unwrap_or_else(|| "idle policy unknown".to_string()),
         c = settings.connections,
     );
     let mut server = spawn(false)?;

@@ -21,6 +21,25 @@ pub fn peak_rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// How this machine's idle CPUs sleep, e.g. "cpuidle haltpoll, guest halt polling 0 ns": on a VM
+/// whose idle vCPUs halt at once, every wake-up of a thread on an idle vCPU goes through the host,
+/// which bounds request/response loops with few connections (docs/benchmarks.md, "Reads by id
+/// wait for idle vCPUs to wake"). `None` where Linux does not say.
+pub fn idle_policy() -> Option<String> {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|text| text.trim().to_string())
+    };
+    let driver = read("/sys/devices/system/cpu/cpuidle/current_driver")?;
+    Some(
+        match read("/sys/module/haltpoll/parameters/guest_halt_poll_ns") {
+            Some(ns) => format!("cpuidle {driver}, guest halt polling {ns} ns"),
+            None => format!("cpuidle {driver}"),
+        },
+    )
+}
+
 /// Linux reports process CPU time in clock ticks of USER_HZ, 100 on every mainstream arch.
 pub const TICKS_PER_SEC: f64 = 100.0;
 
