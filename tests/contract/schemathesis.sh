@@ -13,8 +13,7 @@ seconds="${STRS_CONTRACT_SECONDS:-120}"
 seed="${STRS_CONTRACT_SEED:-20261124}"
 seed_args=()
 if [ "$seed" != "random" ]; then seed_args=(--seed "$seed"); fi
-python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5' 2>&1 \
-  | grep -v -i "running pip as the 'root' user" || true
+bin="$(.ci/python-env)"
 cargo build --locked --quiet
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/strs-contract.XXXXXX")"
@@ -54,11 +53,11 @@ cd "$work"
 # One worker: concurrent workers trip a CPython 3.11 bug in ast.parse (hypothesis describes its
 # strategies from source), which schemathesis reports as a runtime error.
 # Revoking its own key would lock the fuzzer out of every bearer route for the rest of the run.
-schemathesis run "$base/openapi.json" --checks "$checks" -H "Authorization: Bearer $key" \
+"$bin/schemathesis" run "$base/openapi.json" --checks "$checks" -H "Authorization: Bearer $key" \
   --exclude-path '/api/v1/agents/me/api-keys/{key_id}' \
   --max-time "$seconds" --workers 1 --warnings off "${seed_args[@]}"
 SCHEMATHESIS_HOOKS=hooks PYTHONPATH="$repo/tests/contract" \
-  schemathesis run "$base/graphql" --checks not_a_server_error -H "Authorization: Bearer $admin_key" \
+  "$bin/schemathesis" run "$base/graphql" --checks not_a_server_error -H "Authorization: Bearer $admin_key" \
   --max-time "$((seconds / 2))" --workers 1 --warnings off "${seed_args[@]}"
 echo "contract: schemathesis found no failure in the REST and GraphQL runs"
 echo "contract: 2 passed, 0 failed"
