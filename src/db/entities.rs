@@ -49,6 +49,8 @@ pub struct EntityCandidate {
     pub website_key: Option<String>,
     pub phone_key: Option<String>,
     pub source_ref: Option<String>,
+    pub address_text: Option<String>,
+    pub city: Option<String>,
 }
 
 pub const COLUMNS: &str = "id, entity_type, display_name, legal_name, description, website_url, email, phone, \
@@ -205,13 +207,13 @@ pub async fn candidates_many(
          SELECT q.entry_id, c.* FROM q
          CROSS JOIN LATERAL (
              (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
-                     source_ref
+                     source_ref, address_text, city
               FROM canonical.entities
               WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
               ORDER BY location <-> q.point LIMIT 20)
              UNION ALL
              (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
-                     source_ref
+                     source_ref, address_text, city
               FROM canonical.entities
               WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
                     OR phone_key = q.phone_key OR source_ref = q.source_ref)

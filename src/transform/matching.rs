@@ -13,6 +13,9 @@ use std::cmp::Ordering;
 
 use uuid::Uuid;
 
+use super::address::{AddressKey, AddressRelation};
+use super::names::WordRelation;
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IdentityKeys {
     pub name_key: Option<String>,
@@ -20,6 +23,11 @@ pub struct IdentityKeys {
     pub website_host: Option<String>,
     pub phone_key: Option<String>,
     pub source_ref_key: Option<String>,
+    /// The street address as a comparison key (`address::address_key`); not a lookup key.
+    pub address_key: Option<AddressKey>,
+    /// The city, folded as names are: a name that ends in it is read without it ("Osteria Nonna -
+    /// Manchester" in Manchester). Not a lookup key.
+    pub city_key: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +108,14 @@ pub const CONFLICTING_PHONE_SAME_NAME_POINTS: f64 = -0.05;
 pub const SHARED_PHONE_NAMES_DISAGREE_POINTS: f64 = 0.10;
 /// Within this distance of each other two places are at one address (the first proximity band).
 pub const SAME_ADDRESS_RADIUS_M: f64 = 50.0;
+/// Two guides' street addresses that are one address place the records at one address, whatever
+/// their geocoded points say, when the points are within this distance (a city): geocoders place
+/// differently written addresses of one place kilometres apart.
+pub const SAME_ADDRESS_TEXT_RADIUS_M: f64 = 25_000.0;
+/// Both records give a street address and they are different places on the map's word: evidence
+/// of two businesses (unless their points are at one address, where the texts only differ in how
+/// they were written).
+pub const CONFLICTING_ADDRESS_POINTS: f64 = -0.15;
 
 /// The same source record settles an offer on its own.
 pub const OFFER_SAME_SOURCE_REF_POINTS: f64 = 1.0;
@@ -118,6 +134,8 @@ struct Assessment {
     scored: Scored,
     distance_m: Option<f64>,
     may_win: bool,
+    /// Within 50 m, or at the same street address: one address.
+    at_address: bool,
 }
 
 pub fn score_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Scored {
@@ -170,6 +188,11 @@ enum NameRelation {
     /// One name is the other's words followed by more ("Pizza Express" / "Pizza Express
     /// Deansgate"): a branch or district appended.
     Extends,
+    /// One name is the other plus generic words only ("Nonna" / "Trattoria Nonna").
+    GenericAdded,
+    /// One name's words all appear in the other, which has distinctive words of its own ("Fenix"
+    /// / "Fenix at the Argyle"): name points only when the phone or the address corroborates.
+    Contained,
     /// Written differently but plainly related ("Bolt Electric" / "Bolt Electrical Services"):
     /// no name points, but not a disagreement either.
     Related,
@@ -180,9 +203,24 @@ impl NameRelation {
     fn agrees(self) -> bool {
         matches!(
             self,
-            NameRelation::Same | NameRelation::Similar | NameRelation::Extends
+            NameRelation::Same
+                | NameRelation::Similar
+                | NameRelation::Extends
+                | NameRelation::GenericAdded
         )
     }
+}
+
+/// Whether two names are the same name written two ways (the same key, the same words in another
+/// order, or the same once a bracketed qualifier or the city is left out): a variant a record
+/// may show instead, never another name.
+pub fn same_name(ours: &str, theirs: &str, city_key: Option<&str>) -> bool {
+    let keys = |name: &str| IdentityKeys {
+        name_key: Some(super::normalize::name_key(name)),
+        city_key: city_key.map(str::to_owned),
+        ..IdentityKeys::default()
+    };
+    name_relation(&keys(ours), &keys(theirs)) == NameRelation::Same
 }
 
 fn name_relation(incoming: &IdentityKeys, candidate: &IdentityKeys) -> NameRelation {
@@ -192,19 +230,45 @@ fn name_relation(incoming: &IdentityKeys, candidate: &IdentityKeys) -> NameRelat
     ) else {
         return NameRelation::Unknown;
     };
+    let cities = [
+        non_empty(&incoming.city_key),
+        non_empty(&candidate.city_key),
+    ];
+    let (ours, theirs) = (without_city(ours, &cities), without_city(theirs, &cities));
     if ours == theirs
         || super::normalize::digraph_fold(ours) == super::normalize::digraph_fold(theirs)
     {
-        NameRelation::Same
-    } else if name_similarity(ours, theirs).is_some() {
-        NameRelation::Similar
-    } else if extends(ours, theirs) || extends(theirs, ours) {
-        NameRelation::Extends
-    } else if related(ours, theirs) {
-        NameRelation::Related
-    } else {
-        NameRelation::Different
+        return NameRelation::Same;
     }
+    match super::names::relate(ours, theirs) {
+        WordRelation::Same => NameRelation::Same,
+        WordRelation::NearSpelling => NameRelation::Similar,
+        WordRelation::Extends => NameRelation::Extends,
+        WordRelation::GenericAdded => NameRelation::GenericAdded,
+        WordRelation::Contained => NameRelation::Contained,
+        // Venues of one host keep their own words, however alike the whole names look.
+        WordRelation::Venues => NameRelation::Different,
+        WordRelation::Different if name_similarity(ours, theirs).is_some() => NameRelation::Similar,
+        WordRelation::Different if extends(ours, theirs) || extends(theirs, ours) => {
+            NameRelation::Extends
+        }
+        WordRelation::Different if related(ours, theirs) => NameRelation::Related,
+        WordRelation::Different => NameRelation::Different,
+    }
+}
+
+/// A name that ends in its city names the venue in that city: the city is a qualifier, as a
+/// bracketed one is ("Osteria Nonna - Manchester", "Spago Beverly Hills" in Beverly Hills).
+fn without_city<'a>(name: &'a str, cities: &[Option<&str>]) -> &'a str {
+    cities
+        .iter()
+        .flatten()
+        .find_map(|city| {
+            name.strip_suffix(city)
+                .and_then(|rest| rest.strip_suffix(' '))
+                .filter(|rest| !rest.trim().is_empty())
+        })
+        .unwrap_or(name)
 }
 
 /// The names start alike for most of the shorter one (at least 60% of it and five characters):
@@ -308,7 +372,7 @@ fn brand_without_branch(
                 .count()
                 == 1
     };
-    let at_address = |a: &Assessment| a.distance_m.is_some_and(|d| d <= SAME_ADDRESS_RADIUS_M);
+    let at_address = |a: &Assessment| a.at_address;
     let branch_level = brand
         .iter()
         .filter(|(c, a)| {
@@ -352,8 +416,35 @@ fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
         evidence.add(proximity_points(distance), None);
     }
     let names = name_relation(incoming, &candidate.keys);
+    let address = super::address::relate(
+        incoming.address_key.as_ref(),
+        candidate.keys.address_key.as_ref(),
+    );
+    let same_phone = shared(&incoming.phone_key, &candidate.keys.phone_key).is_some();
+    let within_city = distance_m.is_some_and(|d| d <= SAME_ADDRESS_TEXT_RADIUS_M);
+    let same_address = address == AddressRelation::Same && within_city;
+    let at_address = distance_m.is_some_and(|d| d <= SAME_ADDRESS_RADIUS_M) || same_address;
+    if same_address && distance_m.is_some_and(|d| d > SAME_ADDRESS_RADIUS_M) {
+        // The texts put both at one address: the points of the first proximity band, not more.
+        evidence.add(
+            PROXIMITY_POINTS[0].1 - distance_m.map_or(0.0, proximity_points),
+            Some("same street address".to_owned()),
+        );
+    }
     add_name_evidence(&mut evidence, incoming, &candidate.keys, names);
+    if names == NameRelation::Contained && (same_phone || same_address) {
+        evidence.add(
+            SIMILAR_NAME_POINTS,
+            Some("one name contains the other, and the phone or address agrees".to_owned()),
+        );
+    }
     add_website_evidence(&mut evidence, incoming, &candidate.keys);
+    if address == AddressRelation::Conflicting && !at_address && distance_m.is_some() {
+        evidence.add(
+            CONFLICTING_ADDRESS_POINTS,
+            Some("different street addresses".to_owned()),
+        );
+    }
     if let Some(phone) = shared(&incoming.phone_key, &candidate.keys.phone_key) {
         if names == NameRelation::Different {
             evidence.add(
@@ -374,13 +465,24 @@ fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
         SAME_SOURCE_REF_POINTS,
     );
     let within_radius = distance_m.is_some_and(|distance| distance <= CANDIDATE_RADIUS_M);
-    let may_win = within_radius || same_source_ref;
+    // A geocoder may place one address written two ways kilometres apart; the address texts
+    // then settle where the business is: the same address, or the same street with the same
+    // phone (a number missing in one guide, a corner), under a name that agrees.
+    let names_fit = names.agrees() || names == NameRelation::Contained;
+    let placed_by_address = within_city
+        && names_fit
+        && (same_address || (address == AddressRelation::Compatible && same_phone));
+    let may_win = within_radius || same_source_ref || placed_by_address;
     if !may_win {
         evidence.note(format!(
-            "beyond {CANDIDATE_RADIUS_M} m: only the same source_ref may match"
+            "beyond {CANDIDATE_RADIUS_M} m: only the same source_ref or street address may match"
         ));
+    } else if !within_radius && placed_by_address {
+        evidence.note("beyond 1000 m, but the street address places it here".to_owned());
     }
-    evidence.into_assessment(candidate.id, distance_m, may_win)
+    let mut assessment = evidence.into_assessment(candidate.id, distance_m, may_win);
+    assessment.at_address = at_address;
+    assessment
 }
 
 fn assess_offer(incoming: &OfferKeys, candidate: &OfferCandidate) -> Assessment {
@@ -447,7 +549,15 @@ fn add_name_evidence(
                 "name '{ours}' ~ '{theirs}' (one extends the other)"
             )),
         ),
-        NameRelation::Related | NameRelation::Different | NameRelation::Unknown => {}
+        NameRelation::GenericAdded => evidence.add(
+            SIMILAR_NAME_POINTS,
+            Some(format!("name '{ours}' ~ '{theirs}' (a generic word added)")),
+        ),
+        // Contained names earn points only with corroboration (in `assess_entity`).
+        NameRelation::Contained
+        | NameRelation::Related
+        | NameRelation::Different
+        | NameRelation::Unknown => {}
     }
 }
 
@@ -656,6 +766,7 @@ impl Evidence {
             },
             distance_m,
             may_win,
+            at_address: false,
         }
     }
 }
@@ -725,6 +836,8 @@ mod tests {
                 website_host: self.website.and_then(website_host),
                 phone_key: self.phone.and_then(|phone| phone_key(phone, Some("GB"))),
                 source_ref_key: self.source_ref.and_then(source_ref_key),
+                address_key: None,
+                city_key: None,
             }
         }
     }
@@ -1095,6 +1208,8 @@ mod tests {
             website_host: Some(String::new()),
             phone_key: Some(String::new()),
             source_ref_key: Some(String::new()),
+            address_key: None,
+            city_key: None,
         };
         let scored = score_entity(
             &blank,
@@ -1325,6 +1440,8 @@ mod tests {
             website_host: website_host(website),
             phone_key: phone_key(phone, Some("FR")),
             source_ref_key: None,
+            address_key: None,
+            city_key: None,
         };
         let existing = Candidate {
             id: Uuid::from_u128(1),

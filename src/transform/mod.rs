@@ -18,11 +18,13 @@
 //! - `similarity` tells when two names are alike enough, cheaply for the many that are not.
 //! - [`usefulness`] judges a draft entry against its context rubric before it is posted.
 
+pub mod address;
 pub mod display;
 pub mod extract;
 pub mod fields;
 pub mod matching;
 pub mod merge;
+pub mod names;
 pub mod normalize;
 pub mod ranker;
 mod similarity;
@@ -31,4 +33,4 @@ pub mod usefulness;
 pub const TRANSFORMER_NAME: &str = "SpaceTimeEntryTransformer";
 /// Stored with what the transformer produces so a record can be traced to
 /// the rules that made it; bump it whenever a rule or threshold changes.
-pub const TRANSFORMER_VERSION: &str = "2026.11.2";
+pub const TRANSFORMER_VERSION: &str = "2026.11.3";

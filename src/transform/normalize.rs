@@ -94,13 +94,14 @@ pub fn phone_key(raw: &str, country_code: Option<&str>) -> Option<String> {
 }
 
 /// Business name reduced to what it is called: accents folded, lowercase,
-/// `&` read as "and", punctuation gone, a leading "the" and trailing legal
-/// forms ("Ltd", "GmbH & Co. KG", "S.L.") dropped.
+/// `&` read as "and", punctuation gone, a qualifier in brackets ("Spago (Los
+/// Angeles)"), a leading "the" and trailing legal forms ("Ltd", "GmbH & Co. KG",
+/// "S.L.") dropped.
 ///
 /// A name made only of such words keeps them all, so that any name with
 /// letters still has a key.
 pub fn name_key(raw: &str) -> String {
-    let all_words = with_and(words(raw));
+    let all_words = with_and(words(&without_bracketed_qualifier(raw)));
     let core = without_legal_form_suffixes(without_leading_article(&all_words));
     if core.is_empty() {
         all_words.join(" ")
@@ -260,6 +261,34 @@ fn region_id(country_code: &str) -> Option<RegionId> {
     // "UK" is not ISO 3166-1 but is what people type for the United Kingdom.
     let code = if code == "UK" { "GB" } else { code.as_str() };
     code.parse().ok()
+}
+
+/// A qualifier in brackets is not part of the name: guides add the city or district a venue is
+/// in ("Spago (Los Angeles)", "Osteria Nonna [Downtown]"). Kept when nothing else is left.
+fn without_bracketed_qualifier(raw: &str) -> std::borrow::Cow<'_, str> {
+    if !raw.contains(['(', '[']) {
+        return std::borrow::Cow::Borrowed(raw);
+    }
+    let mut kept = String::with_capacity(raw.len());
+    let mut depth = 0usize;
+    for c in raw.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
+    }
+    if words(&kept).is_empty() {
+        std::borrow::Cow::Borrowed(raw)
+    } else {
+        std::borrow::Cow::Owned(kept)
+    }
+}
+
+/// The lowercase ASCII words of a text, folded as names are (for other keys built from words).
+pub fn folded_words(raw: &str) -> Vec<String> {
+    words(raw)
 }
 
 /// Lowercase ASCII words. Letters and digits are transliterated; apostrophes

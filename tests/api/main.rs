@@ -22,6 +22,7 @@ mod graphql_limits;
 mod graphql_statements;
 mod graphql_totals;
 mod matching_quality;
+mod matching_recall;
 mod mcp;
 mod merges;
 mod offer_merges;

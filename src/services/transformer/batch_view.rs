@@ -137,7 +137,13 @@ impl BatchView {
     }
 
     /// Records an entity this batch created or merged into, as it now stands.
-    pub fn wrote(&mut self, id: Uuid, latitude: f64, longitude: f64, keys: &IdentityKeys) {
+    pub fn wrote(
+        &mut self,
+        id: Uuid,
+        (latitude, longitude): (f64, f64),
+        keys: &IdentityKeys,
+        (address_text, city): (Option<&str>, Option<&str>),
+    ) {
         self.written.retain(|w| w.candidate.id != id);
         self.written.push(Written {
             latitude,
@@ -150,6 +156,8 @@ impl BatchView {
                 website_key: keys.website_key.clone(),
                 phone_key: keys.phone_key.clone(),
                 source_ref: keys.source_ref_key.clone(),
+                address_text: address_text.map(str::to_owned),
+                city: city.map(str::to_owned),
             },
         });
     }

@@ -15,7 +15,7 @@ use crate::transform::fields::{FieldMerger, initial_evidence};
 use crate::transform::matching::{self, Candidate, IdentityKeys, MatchDecision, Scored};
 use crate::transform::merge::{FieldEvidence, MergeIntent};
 use crate::transform::ranker::AgentEvidence;
-use crate::transform::{display, normalize};
+use crate::transform::{address, display, normalize};
 use rust_decimal::prelude::ToPrimitive;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
@@ -34,13 +34,21 @@ fn scored_json(s: &Scored) -> Value {
 }
 
 pub fn draft_keys(draft: &EntityDraft, entry: &SpaceTimeEntry) -> IdentityKeys {
-    entity_keys(
-        Some(&draft.display_name),
-        draft.website_url.as_deref(),
-        draft.phone.as_deref(),
-        draft.common.country_code.as_deref(),
-        entry.source_ref.as_deref(),
-    )
+    IdentityKeys {
+        address_key: draft
+            .common
+            .address_text
+            .as_deref()
+            .and_then(address::address_key),
+        city_key: draft.common.city.as_deref().map(normalize::name_key),
+        ..entity_keys(
+            Some(&draft.display_name),
+            draft.website_url.as_deref(),
+            draft.phone.as_deref(),
+            draft.common.country_code.as_deref(),
+            entry.source_ref.as_deref(),
+        )
+    }
 }
 
 /// Scores the entities near the point or sharing an identity key; only a clear winner matches.
@@ -67,6 +75,8 @@ pub async fn find(
                 website_key: row.website_key,
                 phone_key: row.phone_key,
                 source_ref_key: row.source_ref,
+                address_key: row.address_text.as_deref().and_then(address::address_key),
+                city_key: row.city.as_deref().map(normalize::name_key),
             },
         })
         .collect();
@@ -281,7 +291,12 @@ async fn create(
     };
     let scores = ranker::first_scores(ranker::entity_write_richness(&write), creator);
     let id = Uuid::now_v7();
-    view.wrote(id, entry.latitude, entry.longitude, &keys);
+    view.wrote(
+        id,
+        (entry.latitude, entry.longitude),
+        &keys,
+        write_address(&write),
+    );
     match view.held.as_mut() {
         Some(held) => held.create(id, write, entry.agent_id, scores, evidence_of(entry)),
         None => db::insert(conn, id, &write, entry.agent_id, &scores).await?,
@@ -330,16 +345,20 @@ pub fn merged_write(
         .clone()
         .or_else(|| normalize::has_legal_form(&incoming_name).then(|| incoming_name.clone()));
     // The same name written another way changes no fact: the better-formed variant stays.
-    let display_name =
-        if normalize::name_key(&incoming_name) == normalize::name_key(&e.display_name) {
-            if display::better_formed(&incoming_name, &e.display_name) {
-                m.reform("display_name", e.display_name, incoming_name)
-            } else {
-                e.display_name
-            }
+    let city = e
+        .city
+        .as_deref()
+        .or(d.common.city.as_deref())
+        .map(normalize::name_key);
+    let display_name = if matching::same_name(&incoming_name, &e.display_name, city.as_deref()) {
+        if display::better_formed(&incoming_name, &e.display_name) {
+            m.reform("display_name", e.display_name, incoming_name)
         } else {
-            m.required("display_name", e.display_name, Some(incoming_name))
-        };
+            e.display_name
+        }
+    } else {
+        m.required("display_name", e.display_name, Some(incoming_name))
+    };
     let mut write = EntityWrite {
         entity_type: m.required("entity_type", e.entity_type, Some(d.entity_type)),
         display_name,
@@ -435,12 +454,12 @@ async fn merge(
     }
     view.wrote(
         id,
-        write.location_lat,
-        write.location_lng,
+        (write.location_lat, write.location_lng),
         &IdentityKeys {
             source_ref_key: write.source_ref.clone(),
             ..keys
         },
+        write_address(&write),
     );
     match (view.held.as_mut(), original) {
         (Some(held), Some(original)) => {
@@ -455,6 +474,10 @@ async fn merge(
         _ => {}
     }
     Ok(Decision::merged(TABLE, id, entry, changed, &meta))
+}
+
+fn write_address(write: &EntityWrite) -> (Option<&str>, Option<&str>) {
+    (write.address_text.as_deref(), write.city.as_deref())
 }
 
 /// A record is established once this many distinct agents have contributed to it.

@@ -26,6 +26,8 @@ pub fn entity_keys(
         website_host: website_url.and_then(normalize::website_host),
         phone_key: phone.and_then(|p| normalize::phone_key(p, country_code)),
         source_ref_key: source_ref.and_then(normalize::source_ref_key),
+        address_key: None,
+        city_key: None,
     }
 }
 
