@@ -78,6 +78,23 @@ enum Admin {
         #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
         api_key: String,
     },
+    /// Accept a field proposal (the record takes the contested value), as the operator whose
+    /// admin key is in STRS_ADMIN_API_KEY (as POST
+    /// /api/v1/review-queue/field-proposals/{id}/accept).
+    AcceptFieldProposal {
+        #[arg(long)]
+        proposal_id: Uuid,
+        #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
+    /// Dismiss a field proposal (the record keeps its value), as POST
+    /// /api/v1/review-queue/field-proposals/{id}/dismiss.
+    DismissFieldProposal {
+        #[arg(long)]
+        proposal_id: Uuid,
+        #[arg(long, env = "STRS_ADMIN_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
     /// Merge a duplicate record into a survivor of the same kind (as POST
     /// /api/v1/{table}/{survivor}/merge). `merge-entities` is the same command.
     #[command(visible_alias = "merge-entities")]
@@ -213,6 +230,26 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
                 .await
                 .map_err(into_anyhow)?;
             println!("{}", serde_json::to_string_pretty(&result)?);
+        }
+        Admin::AcceptFieldProposal {
+            proposal_id,
+            api_key,
+        } => {
+            let ctx = operator(state, &api_key).await?;
+            let accepted = services::proposals::accept(state, &ctx, proposal_id)
+                .await
+                .map_err(into_anyhow)?;
+            println!("{}", serde_json::to_string_pretty(&accepted)?);
+        }
+        Admin::DismissFieldProposal {
+            proposal_id,
+            api_key,
+        } => {
+            let ctx = operator(state, &api_key).await?;
+            let dismissed = services::proposals::dismiss(state, &ctx, proposal_id)
+                .await
+                .map_err(into_anyhow)?;
+            println!("{}", serde_json::to_string_pretty(&dismissed)?);
         }
         Admin::Merge {
             table,

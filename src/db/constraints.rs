@@ -11,6 +11,7 @@ const TABLES: &[&str] = &[
     "canonical_link_contributions",
     "space_time_entries",
     "transformer_runs",
+    "field_proposals",
     "transaction_terms",
     "agent_api_keys",
     "principals",

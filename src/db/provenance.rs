@@ -92,6 +92,9 @@ pub async fn influence<'c>(
 pub struct ReplayStep {
     pub link_type: String,
     pub contributed_at: chrono::DateTime<chrono::Utc>,
+    /// The contribution's metadata: fields the guard kept (`contested_fields`), an accepted
+    /// field proposal (`field_proposal`).
+    pub metadata: serde_json::Value,
     #[sqlx(flatten)]
     pub entry: crate::records::entries::SpaceTimeEntry,
 }
@@ -110,7 +113,7 @@ pub async fn replay_steps(
     limit: i64,
 ) -> sqlx::Result<Vec<ReplayStep>> {
     sqlx::query_as(&format!(
-        "SELECT c.link_type, c.created_at_tstamp_utc AS contributed_at, {}
+        "SELECT c.link_type, c.created_at_tstamp_utc AS contributed_at, c.metadata, {}
          FROM canonical_link_contributions c
          JOIN space_time_entries e ON e.id = c.source_space_time_entry_id
          WHERE c.target_canonical_table = $1 AND c.target_canonical_id = $2

@@ -20,6 +20,19 @@ use uuid::Uuid;
 /// Graph edges of an agent.
 #[ComplexObject]
 impl Agent {
+    /// The values this agent's entries proposed for established identity fields that the
+    /// records kept (field proposals), newest first; `status` as in `fieldProposals`. Public,
+    /// like the review queue they sit in.
+    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    async fn field_proposals(
+        &self,
+        ctx: &Context<'_>,
+        status: Option<String>,
+        first: Option<i32>,
+        after: Option<String>,
+    ) -> Result<Connection<String, crate::records::proposals::FieldProposal>> {
+        super::proposals::page(ctx, status, Some(self.id), None, first, after).await
+    }
     /// How this agent's newest 10,000 entries shaped canonical records: contributions per link
     /// type, the number of distinct records touched, and whether those were all its entries
     /// (batched for a whole page of agents).

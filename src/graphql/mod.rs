@@ -20,6 +20,7 @@ mod paging;
 mod persisted;
 mod principals;
 mod processing;
+mod proposals;
 mod provenance;
 mod request_loaders;
 mod review;
@@ -51,6 +52,7 @@ pub struct Query(
     nearby::NearbyQuery,
     within::WithinQuery,
     review::ReviewQuery,
+    proposals::ProposalQuery,
 );
 
 #[derive(MergedObject, Default)]
@@ -64,6 +66,7 @@ pub struct Mutation(
     terms::TermsMutation,
     certificates::CertificateMutation,
     review::ReviewMutation,
+    proposals::ProposalMutation,
 );
 
 pub type AppSchema = Schema<Query, Mutation, subscriptions::Subscription>;

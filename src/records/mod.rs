@@ -19,6 +19,7 @@ pub mod feedback;
 pub mod geojson;
 pub mod messages;
 pub mod processing;
+pub mod proposals;
 pub mod provenance;
 pub mod review;
 pub mod terms;

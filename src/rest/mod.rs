@@ -17,6 +17,7 @@ mod multipart;
 pub mod openapi_responses;
 mod principals;
 mod processing;
+mod proposals;
 mod provenance;
 mod public;
 mod review;
@@ -136,6 +137,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(review::duplicates))
         .routes(routes!(review::dismiss_duplicate))
         .routes(routes!(review::resolve))
+        .routes(routes!(proposals::list))
+        .routes(routes!(proposals::accept))
+        .routes(routes!(proposals::dismiss))
+        .routes(routes!(proposals::mine))
         .routes(routes!(processing::process_pending))
         .routes(routes!(processing::process_entry))
         .routes(routes!(processing::rank_entity))

@@ -3,14 +3,18 @@
 //! that updated it, in the order the transformer applied them, through the transformer's own pure
 //! create and merge functions (entities: `transformer::entity`; listings and requests, one path:
 //! `transformer::offer`). `matched` and `supporting_evidence` contributions changed no field, so
-//! they are not replayed.
+//! they are not replayed. An entity contribution whose identity fields the established-identity
+//! guard kept (`metadata.contested_fields`) keeps them in the replay too, and an accepted field
+//! proposal (`metadata.field_proposal`) sets its one field, as the operator did.
 //!
 //! What contributions do not carry is today's: `status`, `contact_agent_id` and `principal_id`
 //! (operators, claims and withdrawals change them) and the scores (signals and corroboration move
 //! them). A replay follows today's merge rules: entries processed under older rules may have
 //! merged differently then.
 
-use super::transformer::entity::{created_write, draft_keys, merged_write};
+use super::transformer::entity::{
+    Identity, apply_field, created_write, draft_keys, keep_fields, merged_write,
+};
 use super::transformer::offer;
 use crate::db;
 use crate::db::entities::{EntityWrite, Locked};
@@ -22,6 +26,7 @@ use crate::records::canonical::Entity;
 use crate::state::AppState;
 use crate::transform::extract;
 use chrono::{DateTime, Utc};
+use serde_json::Value;
 use uuid::Uuid;
 
 /// Most changes one replay applies; a record changed more often than this is refused.
@@ -82,16 +87,37 @@ pub(crate) fn replay(today: &Entity, steps: Vec<ReplayStep>) -> Option<(Entity, 
     let mut record = entity_from(&write, today, created_at, created_at);
     let creator = Some(first.entry.agent_id);
     for step in steps.filter(changes_content) {
+        // An accepted field proposal set one field, as the operator decided.
+        if let Some(accepted) = step.metadata.get("field_proposal") {
+            let field = accepted["field"].as_str().unwrap_or_default();
+            let value = accepted["value"].as_str().unwrap_or_default();
+            if let Ok(evidence) = serde_json::from_value(accepted["evidence"].clone())
+                && apply_field(&mut write, field, value, &evidence)
+            {
+                record = entity_from(&write, today, created_at, step.contributed_at);
+            }
+            continue;
+        }
         let Ok(draft) = extract::entity_draft(&step.entry.context) else {
             continue;
         };
+        let before = Identity::of(&record);
+        let setters = write.field_evidence.clone();
         let locked = Locked {
             record,
             field_evidence: write.field_evidence.clone(),
             created_by_agent_id: creator,
             source_ref: write.source_ref.clone(),
         };
-        let (next, _, _) = merged_write(locked, &step.entry, &draft);
+        let (mut next, _, _) = merged_write(locked, &step.entry, &draft);
+        // The fields the established-identity guard kept stay as they were.
+        let kept: Vec<&str> = step.metadata["contested_fields"]
+            .as_array()
+            .map(|f| f.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if !kept.is_empty() {
+            keep_fields(&mut next, &before, &setters, &kept);
+        }
         write = next;
         record = entity_from(&write, today, created_at, step.contributed_at);
     }

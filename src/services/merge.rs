@@ -280,6 +280,12 @@ async fn merge_records(
                 other => json!(other.as_str()),
             };
             metadata["original_contribution_id"] = json!(c.id);
+            // What a replay of the survivor needs to apply it as it was applied.
+            for kept in ["contested_fields", "field_proposal"] {
+                if let Some(value) = c.metadata.get(kept) {
+                    metadata[kept] = value.clone();
+                }
+            }
             contribution(
                 table,
                 c.source_space_time_entry_id,

@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod nearby;
 pub mod notes;
 pub mod principals;
+pub mod proposals;
 pub mod provenance;
 pub mod ranker;
 pub mod rate_limit;

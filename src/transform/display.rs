@@ -41,6 +41,25 @@ pub fn better_formed(incoming: &str, existing: &str) -> bool {
     form(incoming) > form(existing)
 }
 
+/// Whether `incoming` is a better-formed way of writing the same web address as `existing` (the
+/// same website key): `https` over `http`, then without a query or fragment (tracking
+/// parameters) over with one. Nothing else counts: `www.`, a trailing slash or letter case stay as
+/// the record has them.
+pub fn better_formed_url(incoming: &str, existing: &str) -> bool {
+    let form = |url: &str| {
+        let url = url.trim().to_ascii_lowercase();
+        (url.starts_with("https://"), !url.contains(['?', '#']))
+    };
+    form(incoming) > form(existing)
+}
+
+/// Whether `incoming` is a better-formed way of writing the same phone number as `existing` (the
+/// same phone key): the international form (`+44 161 …`) over a national one (`0161 …`).
+pub fn better_formed_phone(incoming: &str, existing: &str) -> bool {
+    let international = |phone: &str| phone.trim_start().starts_with('+');
+    international(incoming) && !international(existing)
+}
+
 /// A name with surrounding and repeated inner spaces removed.
 pub fn tidy(name: &str) -> String {
     name.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -69,6 +88,29 @@ mod tests {
             "rowbotham and illingworth",
             "ROWBOTHAM AND ILLINGWORTH"
         ));
+    }
+
+    #[test]
+    fn https_and_untracked_addresses_and_international_phones_are_better_formed() {
+        assert!(better_formed_url(
+            "https://acme.example",
+            "http://acme.example"
+        ));
+        assert!(!better_formed_url(
+            "http://acme.example",
+            "https://acme.example"
+        ));
+        assert!(better_formed_url(
+            "https://acme.example/",
+            "https://acme.example/?utm_source=x"
+        ));
+        assert!(!better_formed_url(
+            "https://www.acme.example",
+            "https://acme.example"
+        ));
+        assert!(better_formed_phone("+44 161 496 0440", "0161 496 0440"));
+        assert!(!better_formed_phone("0161 496 0440", "+44 161 496 0440"));
+        assert!(!better_formed_phone("+441614960440", "+44 161 496 0440"));
     }
 
     #[test]

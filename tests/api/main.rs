@@ -28,6 +28,7 @@ mod merges;
 mod offer_merges;
 mod principals;
 mod processes;
+mod proposals;
 mod provenance;
 mod reads_by_id;
 mod rekey;

@@ -624,7 +624,7 @@ async fn requests_resolve_over_the_cli_and_two_operators_resolving_one_request_e
 async fn an_operator_applies_a_replacement_the_established_identity_guard_held_back() {
     let w = world().await;
     let (_, second) = w.app.register("Second Directory").await;
-    let (_, rival) = w.app.register("Rival Scraper").await;
+    let (rival_id, rival) = w.app.register("Rival Scraper").await;
     // A second agent corroborates Acme: it is established.
     let r = w
         .app
@@ -641,7 +641,9 @@ async fn an_operator_applies_a_replacement_the_established_identity_guard_held_b
         .await;
     assert_eq!(r["canonical_id"], w.acme.as_str(), "{r}");
 
-    // Another agent renames it and replaces its website: both wait for an operator.
+    // Another agent renames it and replaces its website: its identity is settled (it names the
+    // record), so both entries link, the record keeps its values, and each contested value waits
+    // for an operator as a field proposal; no entry waits in the review queue.
     let hostile = |fields: Value| {
         let mut body = entity_entry("Acme Plumbing", LAT, LNG, fields);
         body["target_canonical_table"] = json!("canonical.entities");
@@ -653,7 +655,8 @@ async fn an_operator_applies_a_replacement_the_established_identity_guard_held_b
     let mut renamed = hostile(json!({}));
     renamed["context"]["display_name"] = json!("Apex Drains");
     let renamed = w.app.publish(&rival, &w.admin, renamed).await;
-    assert_eq!(renamed["status"], "review_required", "{renamed}");
+    assert_eq!(renamed["status"], "processed", "{renamed}");
+    assert_eq!(renamed["canonical_id"], w.acme.as_str(), "{renamed}");
     let rehosted = w
         .app
         .publish(
@@ -662,29 +665,52 @@ async fn an_operator_applies_a_replacement_the_established_identity_guard_held_b
             hostile(json!({"website_url": "https://apex-drains.example"})),
         )
         .await;
-    assert_eq!(rehosted["status"], "review_required", "{rehosted}");
+    assert_eq!(rehosted["status"], "processed", "{rehosted}");
+    assert_eq!(rehosted["canonical_id"], w.acme.as_str(), "{rehosted}");
     let queue = w.app.get("/api/v1/review-queue").await.body;
-    let fields: Vec<Value> = queue
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item["fields"].clone())
-        .collect();
-    assert!(fields.contains(&json!(["display_name"])), "{queue}");
-    assert!(fields.contains(&json!(["website_url"])), "{queue}");
+    assert_eq!(queue, json!([]), "identity-certain entries are never held");
+    let acme = w
+        .app
+        .get(&format!("/api/v1/entities/{}", w.acme))
+        .await
+        .body;
+    assert_eq!(acme["display_name"], "Acme Plumbing");
+    assert_eq!(acme["website_url"], "https://acme-review.example");
+    let proposals = w
+        .app
+        .get("/api/v1/review-queue/field-proposals?status=open")
+        .await;
+    assert_eq!(proposals.status, StatusCode::OK, "{}", proposals.text);
+    let by_field = |field: &str| {
+        proposals
+            .body
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["field"] == field)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {field} proposal in {}", proposals.text))
+    };
+    let rename = by_field("display_name");
+    assert_eq!(rename["current"]["value"], "Acme Plumbing");
+    assert_eq!(rename["proposed"]["value"], "Apex Drains");
+    assert_eq!(rename["agent_id"], rival_id.to_string());
+    let rehost = by_field("website_url");
+    assert_eq!(rehost["proposed"]["value"], "https://apex-drains.example");
 
-    // The operator confirms the rename; the merge rules then apply (the newer, more confident
-    // name replaces the old one), and the contribution says who decided.
-    let entry = renamed["space_time_entry_id"].as_str().unwrap();
-    let r = w
-        .resolve(
-            entry,
-            json!({"resolution": "is_record", "canonical_id": w.acme}),
-            Some(&w.admin),
+    // The operator accepts the rename and dismisses the new website.
+    let path = |id: &Value, verb: &str| {
+        format!(
+            "/api/v1/review-queue/field-proposals/{}/{verb}",
+            id.as_str().unwrap()
         )
+    };
+    let r = w
+        .app
+        .request("POST", &path(&rename["id"], "accept"), None, Some(&w.admin))
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    assert_eq!(r.body["link_type"], "updated");
+    assert_eq!(r.body["status"], "accepted");
     let acme = w
         .app
         .get(&format!("/api/v1/entities/{}", w.acme))
@@ -692,12 +718,17 @@ async fn an_operator_applies_a_replacement_the_established_identity_guard_held_b
         .body;
     assert_eq!(acme["display_name"], "Apex Drains");
     assert_eq!(acme["website_url"], "https://acme-review.example");
-    // And rejects the website replacement: nothing changes.
-    let entry = rehosted["space_time_entry_id"].as_str().unwrap();
     let r = w
-        .resolve(entry, json!({"resolution": "reject"}), Some(&w.admin))
+        .app
+        .request(
+            "POST",
+            &path(&rehost["id"], "dismiss"),
+            None,
+            Some(&w.admin),
+        )
         .await;
-    assert_eq!(r.body["status"], "rejected", "{}", r.text);
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["status"], "dismissed");
     let acme = w
         .app
         .get(&format!("/api/v1/entities/{}", w.acme))

@@ -1151,7 +1151,8 @@ async fn an_agent_declaring_itself_reputable_gains_nothing_while_corroboration_c
 }
 
 #[tokio::test]
-async fn another_agent_replacing_an_established_identity_goes_to_review() {
+async fn another_agents_replacement_of_an_established_identity_links_and_waits_as_a_field_proposal()
+{
     let s = setup().await;
     let (_, carol) = s.app.register("Carol Overwriter").await;
     let facts = json!({"phone": "0161 496 0440", "website_url": "https://established.example"});
@@ -1187,8 +1188,10 @@ async fn another_agent_replacing_an_established_identity_goes_to_review() {
     hostile["observed_at_tstamp_utc"] = json!("2026-11-20T10:00:00Z");
     hostile["target_canonical_table"] = json!("canonical.entities");
     hostile["target_canonical_id"] = json!(id);
+    // The entry links (its identity is settled); the contested phone waits as a field proposal.
     let r = s.app.publish(&carol, &s.admin, hostile).await;
-    assert_eq!(r["status"], "review_required", "{r}");
+    assert_eq!(r["status"], "processed", "{r}");
+    assert_eq!(r["canonical_id"], id.as_str(), "{r}");
     assert!(r["reason"].as_str().unwrap().contains("phone"), "{r}");
     let phone: String =
         sqlx::query_scalar("SELECT phone FROM canonical.entities WHERE id = $1::uuid")
@@ -1197,8 +1200,19 @@ async fn another_agent_replacing_an_established_identity_goes_to_review() {
             .await
             .unwrap();
     assert_eq!(phone, "0161 496 0440");
+    let open_proposals = |field: &'static str| {
+        let app = &s.app;
+        let id = id.clone();
+        async move {
+            app.count(&format!(
+                "SELECT count(*) FROM field_proposals WHERE record_id = '{id}' AND field = '{field}' AND status = 'open'"
+            ))
+            .await
+        }
+    };
+    assert_eq!(open_proposals("phone").await, 1);
 
-    // Moving it 500 m is a replacement too.
+    // Moving it 500 m is a replacement too: the record stays where it is.
     let (far_lat, far_lng) = east(LAT, LNG, 500.0);
     let mut moved = entity_entry("Established Bakery", far_lat, far_lng, json!({}));
     moved["target_canonical_table"] = json!("canonical.entities");
@@ -1206,7 +1220,15 @@ async fn another_agent_replacing_an_established_identity_goes_to_review() {
     moved["observed_at_tstamp_utc"] = json!("2026-11-21T10:00:00Z");
     moved["score_confidence"] = json!(1.0);
     let r = s.app.publish(&carol, &s.admin, moved).await;
-    assert_eq!(r["status"], "review_required", "{r}");
+    assert_eq!(r["status"], "processed", "{r}");
+    assert_eq!(open_proposals("location").await, 1);
+    let lng: f64 =
+        sqlx::query_scalar("SELECT location_lng FROM canonical.entities WHERE id = $1::uuid")
+            .bind(&id)
+            .fetch_one(s.app.pool())
+            .await
+            .unwrap();
+    assert!((lng - LNG).abs() < 1e-9, "the record did not move: {lng}");
 
     // The agent that set the phone may correct its own fact; filling a gap is no replacement.
     let mut own = entity_entry(
@@ -1218,6 +1240,16 @@ async fn another_agent_replacing_an_established_identity_goes_to_review() {
     own["observed_at_tstamp_utc"] = json!("2026-11-22T10:00:00Z");
     let r = s.app.publish(&s.alice, &s.admin, own).await;
     assert_eq!(r["link_type"], "updated", "{r}");
+    // Carol's phone contested the old number: once the phone changed otherwise, it is moot.
+    assert_eq!(open_proposals("phone").await, 0);
+    assert_eq!(
+        s.app
+            .count(&format!(
+                "SELECT count(*) FROM field_proposals WHERE record_id = '{id}' AND field = 'phone' AND status = 'superseded'"
+            ))
+            .await,
+        1
+    );
     let mut filler = entity_entry(
         "Established Bakery",
         LAT,

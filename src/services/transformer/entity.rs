@@ -1,5 +1,7 @@
 //! Entity entries: find the record the evidence is about (or decide there is none), then create,
-//! merge, verify, claim or withdraw, as the entry's intent says.
+//! merge, verify, claim or withdraw, as the entry's intent says. An entry whose identity is
+//! settled always links; another agent's replacement of an established identity field becomes a
+//! field proposal (`db::proposals`) while the record keeps its value.
 
 use super::batch_view::{BatchView, OperatorDecision};
 use super::keys::entity_keys;
@@ -9,6 +11,7 @@ use crate::db::entities::{self as db, Entity, EntityWrite};
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::{CanonicalTable, EntryIntent, LinkType};
 use crate::error::AppResult;
+use crate::records::proposals::{ContestedValue, ValueEvidence};
 use crate::services::ranker;
 use crate::transform::extract::{self, EntityDraft};
 use crate::transform::fields::{FieldMerger, initial_evidence};
@@ -359,14 +362,16 @@ pub fn merged_write(
     } else {
         m.required("display_name", e.display_name, Some(incoming_name))
     };
+    let website_url = cosmetic_website(&mut m, e.website_url, d.website_url);
+    let phone = cosmetic_phone(&mut m, e.phone, d.phone, e.country_code.as_deref());
     let mut write = EntityWrite {
         entity_type: m.required("entity_type", e.entity_type, Some(d.entity_type)),
         display_name,
         legal_name: m.optional("legal_name", e.legal_name, legal_name),
         description: m.optional("description", e.description, d.common.description),
-        website_url: m.optional("website_url", e.website_url, d.website_url),
+        website_url,
         email: m.optional("email", e.email, d.email),
-        phone: m.optional("phone", e.phone, d.phone),
+        phone,
         address_text: m.optional("address_text", e.address_text, d.common.address_text),
         city: m.optional("city", e.city, d.common.city),
         country_code: m.optional("country_code", e.country_code, d.common.country_code),
@@ -409,6 +414,14 @@ pub fn merged_write(
     };
     let changed = m.changed().to_vec();
     write.field_evidence = m.into_evidence();
+    let keys = rekey(&mut write);
+    write.source_ref = source_ref;
+    (write, changed, keys)
+}
+
+/// Recomputes a write's identity keys from its fields (not its source reference) and returns
+/// them.
+fn rekey(write: &mut EntityWrite) -> IdentityKeys {
     let keys = entity_keys(
         Some(&write.display_name),
         write.website_url.as_deref(),
@@ -419,8 +432,60 @@ pub fn merged_write(
     write.name_key = keys.name_key.clone().unwrap_or_default();
     write.website_key = keys.website_key.clone();
     write.phone_key = keys.phone_key.clone();
-    write.source_ref = source_ref;
-    (write, changed, keys)
+    keys
+}
+
+/// The same website written another way is no new fact: another scheme, `www.`, a trailing
+/// slash, tracking parameters (the same website key), or another page of the same host (a
+/// crawler's `https://acme.com/contact` for a directory's `acme.com`). The record keeps its value,
+/// unless the incoming one is the same address better formed (`display::better_formed_url`).
+/// Another host follows the merge rules.
+fn cosmetic_website(
+    m: &mut FieldMerger,
+    existing: Option<String>,
+    incoming: Option<String>,
+) -> Option<String> {
+    match (existing, incoming) {
+        (Some(existing), Some(incoming))
+            if existing != incoming
+                && normalize::website_host(&existing).is_some()
+                && normalize::website_host(&existing) == normalize::website_host(&incoming) =>
+        {
+            let same_page = normalize::website_key(&existing) == normalize::website_key(&incoming);
+            if same_page && display::better_formed_url(&incoming, &existing) {
+                Some(m.reform("website_url", existing, incoming))
+            } else {
+                Some(existing)
+            }
+        }
+        (existing, incoming) => m.optional("website_url", existing, incoming),
+    }
+}
+
+/// The same phone number in another format (the same phone key, e.g. national against
+/// international) is no new fact: the record keeps its value unless the incoming one is better
+/// formed (`display::better_formed_phone`: the international form).
+fn cosmetic_phone(
+    m: &mut FieldMerger,
+    existing: Option<String>,
+    incoming: Option<String>,
+    country_code: Option<&str>,
+) -> Option<String> {
+    match (existing, incoming) {
+        (Some(existing), Some(incoming))
+            if existing != incoming
+                && normalize::phone_key(&existing, country_code).is_some()
+                && normalize::phone_key(&existing, country_code)
+                    == normalize::phone_key(&incoming, country_code) =>
+        {
+            if display::better_formed_phone(&incoming, &existing) {
+                Some(m.reform("phone", existing, incoming))
+            } else {
+                Some(existing)
+            }
+        }
+        (existing, incoming) => m.optional("phone", existing, incoming),
+    }
 }
 
 async fn merge(
@@ -437,20 +502,48 @@ async fn merge(
     let created_by = locked.created_by_agent_id;
     // A held record that a merge leaves unchanged stays as it was read.
     let original = view.held.is_some().then(|| locked.clone());
-    let (write, changed, keys) = merged_write(locked, entry, draft);
+    let (mut write, mut changed, mut keys) = merged_write(locked, entry, draft);
     let replaced = replaced_identity(&before, &write, &setters, entry.agent_id);
-    if !replaced.is_empty()
-        && view.operator.is_none()
-        && crate::db::contributions::contributing_agents(conn, TABLE, id).await?
-            >= ESTABLISHED_BY_AGENTS
-    {
-        return Ok(Decision::review(
-            &format!(
-                "would replace the established {} of a record other agents corroborate",
-                replaced.join(", ")
-            ),
-            json!({"candidates": [{"id": id}], "fields": replaced}),
-        ));
+    let mut contested = Vec::new();
+    if !replaced.is_empty() && view.operator.is_none() {
+        let agents = crate::db::contributions::contributing_agents(conn, TABLE, id).await?;
+        if agents >= ESTABLISHED_BY_AGENTS {
+            for field in &replaced {
+                let Some((current, proposed, key)) =
+                    contest(&before, &setters, &write, field, entry)
+                else {
+                    continue;
+                };
+                let reason = format!(
+                    "would replace the {field} another agent set on a record {agents} agents corroborate"
+                );
+                let proposal_id = crate::db::proposals::propose(
+                    conn,
+                    &crate::db::proposals::NewProposal {
+                        table: TABLE,
+                        record_id: id,
+                        field,
+                        current: &current,
+                        proposed: &proposed,
+                        proposed_key: &key,
+                        reason: &reason,
+                    },
+                )
+                .await?;
+                contested.push(json!({"field": field, "field_proposal_id": proposal_id}));
+            }
+            keys = keep_fields(&mut write, &before, &setters, &replaced);
+            changed.retain(|f| !replaced.contains(&f.as_str()));
+        }
+    }
+    // A proposal contests the value the record had: once the field changes otherwise, it is moot.
+    let identity_changed: Vec<&str> = IDENTITY_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| changed.iter().any(|c| c == f))
+        .collect();
+    if !identity_changed.is_empty() {
+        crate::db::proposals::supersede(conn, id, &identity_changed).await?;
     }
     view.wrote(
         id,
@@ -473,7 +566,199 @@ async fn merge(
         _ if !changed.is_empty() => db::update(conn, id, &write).await?,
         _ => {}
     }
-    Ok(Decision::merged(TABLE, id, entry, changed, &meta))
+    let mut decision = Decision::merged(TABLE, id, entry, changed, &meta);
+    if !contested.is_empty() {
+        let fields: Vec<&str> = replaced.clone();
+        decision.reason = format!(
+            "{}; the record keeps its {} (contested: a field proposal waits for an operator)",
+            decision.reason,
+            fields.join(", ")
+        );
+        decision.metadata["contested_fields"] = json!(fields);
+        decision.metadata["field_proposals"] = Value::Array(contested);
+    }
+    Ok(decision)
+}
+
+/// The identity fields the established-identity guard watches (and a proposal may contest).
+pub const IDENTITY_FIELDS: &[&str] = &["display_name", "website_url", "phone", "location"];
+
+/// A field's value as a proposal shows it: the text, or `latitude,longitude` for the location.
+pub fn field_text(write: &EntityWrite, field: &str) -> Option<String> {
+    match field {
+        "display_name" => Some(write.display_name.clone()),
+        "website_url" => write.website_url.clone(),
+        "phone" => write.phone.clone(),
+        "location" => Some(location_text((write.location_lat, write.location_lng))),
+        _ => None,
+    }
+}
+
+fn location_text((lat, lng): (f64, f64)) -> String {
+    format!("{lat:.6},{lng:.6}")
+}
+
+fn value_evidence(evidence: &FieldEvidence) -> ValueEvidence {
+    ValueEvidence {
+        space_time_entry_id: evidence.entry_id,
+        agent_id: evidence.agent_id,
+        observed_at_tstamp_utc: evidence.observed_at,
+        confidence: evidence.confidence,
+    }
+}
+
+fn stored_evidence(setters: &Value, field: &str) -> Option<FieldEvidence> {
+    setters
+        .get(field)
+        .and_then(|e| serde_json::from_value(e.clone()).ok())
+}
+
+/// Both sides of a contested field: the record's value and the evidence that set it, the
+/// incoming value with the entry's evidence, and the key that makes two proposals the same value
+/// (a name, website or phone key; the point rounded to about 10 m).
+fn contest(
+    before: &Identity,
+    setters: &Value,
+    after: &EntityWrite,
+    field: &str,
+    entry: &SpaceTimeEntry,
+) -> Option<(ContestedValue, ContestedValue, String)> {
+    let current = match field {
+        "display_name" => before.display_name.clone(),
+        "website_url" => before.website_url.clone()?,
+        "phone" => before.phone.clone()?,
+        "location" => location_text(before.location),
+        _ => return None,
+    };
+    let proposed = field_text(after, field)?;
+    let key = match field {
+        "display_name" => after.name_key.clone(),
+        "website_url" => after
+            .website_key
+            .clone()
+            .unwrap_or_else(|| proposed.clone()),
+        "phone" => after.phone_key.clone().unwrap_or_else(|| proposed.clone()),
+        _ => format!("{:.4},{:.4}", after.location_lat, after.location_lng),
+    };
+    Some((
+        ContestedValue {
+            value: current,
+            evidence: stored_evidence(setters, field).map(|e| value_evidence(&e)),
+        },
+        ContestedValue {
+            value: proposed,
+            evidence: Some(value_evidence(&evidence_of(entry))),
+        },
+        key,
+    ))
+}
+
+/// Puts back the record's own value (and the evidence that set it) of each of `fields` into a
+/// merged write, and recomputes its keys: the guard's "the record keeps its value". Pure, so a
+/// replay of the entry's contribution keeps them too.
+pub fn keep_fields(
+    write: &mut EntityWrite,
+    before: &Identity,
+    setters: &Value,
+    fields: &[&str],
+) -> IdentityKeys {
+    let mut evidence = write
+        .field_evidence
+        .as_object_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    for field in fields {
+        match *field {
+            "display_name" => write.display_name = before.display_name.clone(),
+            "website_url" => write.website_url = before.website_url.clone(),
+            "phone" => write.phone = before.phone.clone(),
+            "location" => (write.location_lat, write.location_lng) = before.location,
+            _ => continue,
+        }
+        match setters.get(*field) {
+            Some(stored) => evidence.insert(field.to_string(), stored.clone()),
+            None => evidence.remove(*field),
+        };
+    }
+    write.field_evidence = Value::Object(evidence);
+    let source_ref = write.source_ref.clone();
+    let keys = rekey(write);
+    write.source_ref = source_ref;
+    keys
+}
+
+/// Sets one identity field to an accepted proposal's value (`location`: `latitude,longitude`),
+/// naming the proposing entry's evidence as the field's, and recomputes the keys. Pure, so a
+/// replay applies an accepted proposal as the operator did. `false` when the value does not fit
+/// the field.
+pub fn apply_field(
+    write: &mut EntityWrite,
+    field: &str,
+    value: &str,
+    evidence: &FieldEvidence,
+) -> bool {
+    match field {
+        "display_name" => write.display_name = value.to_string(),
+        "website_url" => write.website_url = Some(value.to_string()),
+        "phone" => write.phone = Some(value.to_string()),
+        "location" => {
+            let point = value
+                .split_once(',')
+                .and_then(|(lat, lng)| Some((lat.trim().parse().ok()?, lng.trim().parse().ok()?)));
+            let Some((lat, lng)) = point else {
+                return false;
+            };
+            (write.location_lat, write.location_lng) = (lat, lng);
+        }
+        _ => return false,
+    }
+    if let Some(map) = write.field_evidence.as_object_mut() {
+        map.insert(
+            field.to_string(),
+            serde_json::to_value(evidence).unwrap_or(Value::Null),
+        );
+    } else {
+        write.field_evidence = json!({ field: evidence });
+    }
+    rekey(write);
+    true
+}
+
+/// A record's stored fields as a write (keys recomputed), for a change outside the transformer's
+/// merge (an accepted field proposal).
+pub fn stored_write(locked: db::Locked<Entity>) -> EntityWrite {
+    let e = locked.record;
+    let mut write = EntityWrite {
+        entity_type: e.entity_type,
+        display_name: e.display_name,
+        legal_name: e.legal_name,
+        description: e.description,
+        website_url: e.website_url,
+        email: e.email,
+        phone: e.phone,
+        address_text: e.address_text,
+        city: e.city,
+        country_code: e.country_code,
+        categories: e.categories,
+        tags: e.tags,
+        link_urls: Value::Array(links_json(&e.link_urls)),
+        contact_agent_id: e.contact_agent_id,
+        location_lat: e.location_lat,
+        location_lng: e.location_lng,
+        status: e.status,
+        context_l0_routing: e.context_l0_routing,
+        context_l1_common: e.context_l1_common,
+        context_l2_specific: e.context_l2_specific,
+        context_l2_available_features: e.context_l2_available_features,
+        source_ref: None,
+        website_key: None,
+        phone_key: None,
+        name_key: String::new(),
+        field_evidence: locked.field_evidence,
+    };
+    rekey(&mut write);
+    write.source_ref = locked.source_ref;
+    write
 }
 
 fn write_address(write: &EntityWrite) -> (Option<&str>, Option<&str>) {
@@ -497,7 +782,7 @@ pub struct Identity {
 }
 
 impl Identity {
-    fn of(e: &Entity) -> Identity {
+    pub fn of(e: &Entity) -> Identity {
         Identity {
             display_name: e.display_name.clone(),
             website_url: e.website_url.clone(),
@@ -509,8 +794,9 @@ impl Identity {
 }
 
 /// The identity fields a merge would replace (not fill) that another agent set: the name (another
-/// name key), the website, the phone, or the location moved more than 100 m. Adversarial
-/// evidence, or a real change, either way for an operator when the record is established.
+/// name key), the website (another host: a page of the same host is the same website), the phone
+/// (another phone key), or the location moved more than 100 m. Adversarial evidence, or a real
+/// change: either way an operator decides it (a field proposal) when the record is established.
 fn replaced_identity(
     before: &Identity,
     after: &EntityWrite,
@@ -533,6 +819,11 @@ fn replaced_identity(
     if let Some(website) = &before.website_url
         && after.website_url.as_ref() != Some(website)
         && after.website_key != normalize::website_key(website)
+        && after
+            .website_url
+            .as_deref()
+            .and_then(normalize::website_host)
+            != normalize::website_host(website)
     {
         replaced.push("website_url");
     }
