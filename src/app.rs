@@ -63,8 +63,8 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
     let replicas = crate::services::read_route::Replicas::connect(&config, limits)
         .context("the read replica URLs")?;
-    let swept = crate::storage::BlobStore::new(&config.data_dir)
-        .sweep_temporaries(STALE_TEMPORARY_AGE);
+    let swept =
+        crate::storage::BlobStore::new(&config.data_dir).sweep_temporaries(STALE_TEMPORARY_AGE);
     if swept > 0 {
         tracing::info!(
             swept,

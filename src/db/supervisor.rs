@@ -15,7 +15,9 @@ use tokio::sync::watch;
 
 /// How often the postmaster's liveness is probed.
 pub const POLL: Duration = Duration::from_secs(1);
-const FIRST_PAUSE: Duration = Duration::from_secs(1);
+/// Short: the usual first failure is the killed postmaster's backends still holding its shared
+/// memory, for a fraction of a second.
+const FIRST_PAUSE: Duration = Duration::from_millis(250);
 const MAX_PAUSE: Duration = Duration::from_secs(30);
 
 /// What `/ready` and `/metrics` say about the embedded cluster of this process.
@@ -147,16 +149,22 @@ async fn restart(
             Ok(Err(error)) => {
                 let failed = status.failed_attempts.fetch_add(1, Ordering::Relaxed) + 1;
                 if failed == 1 {
-                    tracing::error!(
+                    tracing::warn!(
                         error = format!("{error:#}"),
                         "starting the embedded PostgreSQL again failed; retrying with a growing pause (up to {} s)",
                         MAX_PAUSE.as_secs()
                     );
                 } else {
-                    tracing::debug!(error = format!("{error:#}"), failed, "starting the embedded PostgreSQL failed again");
+                    tracing::debug!(
+                        error = format!("{error:#}"),
+                        failed,
+                        "starting the embedded PostgreSQL failed again"
+                    );
                 }
             }
-            Err(join) => tracing::error!(error = %join, "the start of the embedded PostgreSQL panicked"),
+            Err(join) => {
+                tracing::error!(error = %join, "the start of the embedded PostgreSQL panicked")
+            }
         }
         tokio::select! {
             _ = stop.changed() => return false,
@@ -182,11 +190,14 @@ mod tests {
     fn the_pause_between_failed_starts_doubles_up_to_thirty_seconds() {
         let mut pause = FIRST_PAUSE;
         let mut pauses = Vec::new();
-        for _ in 0..7 {
-            pauses.push(pause.as_secs());
+        for _ in 0..10 {
+            pauses.push(pause.as_millis());
             pause = next_pause(pause);
         }
-        assert_eq!(pauses, [1, 2, 4, 8, 16, 30, 30]);
+        assert_eq!(
+            pauses,
+            [250, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]
+        );
     }
 
     #[test]

@@ -159,7 +159,11 @@ impl LimitedSchema {
     }
 
     /// A mutation, when the data volume is below its floor, is refused before it runs.
-    fn admit_writes(&self, document: &ExecutableDocument, operation_name: Option<&str>) -> ServerResult<()> {
+    fn admit_writes(
+        &self,
+        document: &ExecutableDocument,
+        operation_name: Option<&str>,
+    ) -> ServerResult<()> {
         if !route_reads(document, operation_name) {
             return Ok(());
         }

@@ -96,12 +96,7 @@ impl ServerHandler for McpServer {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // A tool that writes is refused while the data volume is below its floor, as REST and
         // GraphQL writes are (`storage::space`).
-        let writes = def
-            .tool
-            .annotations
-            .as_ref()
-            .and_then(|a| a.read_only_hint)
-            != Some(true);
+        let writes = def.tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
         if writes && let Err(refused) = self.state.disk.ensure_room() {
             return Ok(CallToolResponse::Complete(tool_error(refused)));
         }

@@ -45,7 +45,10 @@ pub async fn ready(state: &AppState) -> AppResult<BTreeMap<String, String>> {
 /// The cause of an unreachable database, with the embedded cluster's state when there is one.
 fn unreachable() -> String {
     match crate::db::supervisor::status() {
-        Some(cluster) => format!("database unreachable; embedded PostgreSQL: {}", cluster.describe()),
+        Some(cluster) => format!(
+            "database unreachable; embedded PostgreSQL: {}",
+            cluster.describe()
+        ),
         None => "database unreachable".to_string(),
     }
 }
@@ -61,7 +64,9 @@ fn add_faults(state: &AppState, report: &mut BTreeMap<String, String>) {
     let free_mib = disk.free_bytes() / (1024 * 1024);
     let floor_mib = disk.floor_bytes() / (1024 * 1024);
     let value = match disk.room() {
-        crate::storage::space::Room::Enough => format!("ok ({free_mib} MiB free, floor {floor_mib} MiB)"),
+        crate::storage::space::Room::Enough => {
+            format!("ok ({free_mib} MiB free, floor {floor_mib} MiB)")
+        }
         crate::storage::space::Room::BelowFloor { .. } => {
             format!("below the floor: writes refused ({free_mib} MiB free, floor {floor_mib} MiB)")
         }

@@ -53,8 +53,8 @@ impl BlobStore {
                 ".{sha256}.{}{TEMPORARY_SUFFIX}",
                 uuid::Uuid::new_v4().simple()
             ));
-            let written = write_synced(&temporary, bytes)
-                .and_then(|()| std::fs::rename(&temporary, &target));
+            let written =
+                write_synced(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, &target));
             if let Err(error) = written {
                 // A full disk fails the write half-way: the partial file must not stay.
                 let _ = std::fs::remove_file(&temporary);

@@ -169,7 +169,11 @@ mod tests {
                 free_bytes: 255 * MIB
             }
         );
-        assert_eq!(decide(0, 0), Room::Enough, "a floor of 0 turns the check off");
+        assert_eq!(
+            decide(0, 0),
+            Room::Enough,
+            "a floor of 0 turns the check off"
+        );
     }
 
     #[test]
@@ -189,7 +193,11 @@ mod tests {
         let floor = DiskFloor::new(&std::env::temp_dir(), 1);
         let first = floor.free_bytes();
         floor.0.free_bytes.store(42, Ordering::Relaxed);
-        assert_eq!(floor.free_bytes(), 42, "measured again within {CACHE_FOR:?}");
+        assert_eq!(
+            floor.free_bytes(),
+            42,
+            "measured again within {CACHE_FOR:?}"
+        );
         std::thread::sleep(CACHE_FOR + Duration::from_millis(50));
         assert_ne!(floor.free_bytes(), 42);
         assert!(first > 0);

@@ -29,7 +29,13 @@ impl SmallDisk {
         let path = tmp_dir().join(format!("{name}-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&path).unwrap();
         let mounted = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size_mib}m,mode=0755"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size_mib}m,mode=0755"),
+                "tmpfs",
+            ])
             .arg(&path)
             .output();
         match mounted {
@@ -57,7 +63,9 @@ impl SmallDisk {
 
     /// Fills the disk with a file until `leave` bytes are free; returns the file.
     pub fn fill_leaving(&self, leave: u64) -> PathBuf {
-        let filler = self.path.join(format!("filler-{}", uuid::Uuid::new_v4().simple()));
+        let filler = self
+            .path
+            .join(format!("filler-{}", uuid::Uuid::new_v4().simple()));
         let size = self.free_bytes().saturating_sub(leave);
         std::fs::write(&filler, vec![0u8; size as usize]).unwrap();
         filler
@@ -77,7 +85,11 @@ impl Drop for SmallDisk {
 fn temporary_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for shard in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        for file in std::fs::read_dir(shard.path()).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(shard.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if file.file_name().to_string_lossy().ends_with(".tmp") {
                 found.push(file.path());
             }
@@ -156,7 +168,9 @@ async fn a_full_disk_is_507_on_rest_graphql_and_mcp_and_writes_resume_when_space
     .await;
     let (_, key) = app.register("Disk Filler").await;
     let entry = entity_entry("Space Left Ltd", 53.48, -2.24, json!({}));
-    let r = app.post_as("/api/v1/space-time-entries", entry.clone(), &key).await;
+    let r = app
+        .post_as("/api/v1/space-time-entries", entry.clone(), &key)
+        .await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
 
     // 12 MiB free, above the 8 MiB floor: the first 7 MiB file fits, the second meets ENOSPC.
@@ -175,10 +189,16 @@ async fn a_full_disk_is_507_on_rest_graphql_and_mcp_and_writes_resume_when_space
     // Now below the floor (the first file took 7 MiB): every transport refuses writes.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert!(disk.free_bytes() < 8 * MIB);
-    let r = app.post_as("/api/v1/space-time-entries", entry.clone(), &key).await;
+    let r = app
+        .post_as("/api/v1/space-time-entries", entry.clone(), &key)
+        .await;
     assert_eq!(r.status, StatusCode::INSUFFICIENT_STORAGE, "{}", r.text);
     assert_eq!(r.body["code"], "INSUFFICIENT_STORAGE");
-    assert!(r.body["detail"].as_str().unwrap().contains("nearly full"), "{}", r.text);
+    assert!(
+        r.body["detail"].as_str().unwrap().contains("nearly full"),
+        "{}",
+        r.text
+    );
     let r = app
         .graphql(
             "mutation($input: SpaceTimeEntryInput!) { createSpaceTimeEntry(input: $input) { id } }",
@@ -203,13 +223,20 @@ async fn a_full_disk_is_507_on_rest_graphql_and_mcp_and_writes_resume_when_space
     let r = app.get_as("/api/v1/space-time-entries", &key).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let r = app
-        .graphql("{ entries(first: 1) { edges { node { id } } } }", json!({}), Some(&key))
+        .graphql(
+            "{ entries(first: 1) { edges { node { id } } } }",
+            json!({}),
+            Some(&key),
+        )
         .await;
     assert!(r.body["errors"].is_null(), "{}", r.text);
     let ready = app.get("/ready").await;
     assert_eq!(ready.status, StatusCode::OK);
     assert!(
-        ready.body["disk"].as_str().unwrap().starts_with("below the floor"),
+        ready.body["disk"]
+            .as_str()
+            .unwrap()
+            .starts_with("below the floor"),
         "{}",
         ready.text
     );
@@ -223,7 +250,12 @@ async fn a_full_disk_is_507_on_rest_graphql_and_mcp_and_writes_resume_when_space
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
     let r = app.send(multipart(&key, &files[..1])).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
-    assert!(app.get("/ready").await.body["disk"].as_str().unwrap().starts_with("ok"));
+    assert!(
+        app.get("/ready").await.body["disk"]
+            .as_str()
+            .unwrap()
+            .starts_with("ok")
+    );
 }
 
 #[tokio::test]
@@ -249,4 +281,112 @@ async fn temporary_files_left_by_an_interrupted_write_are_swept_at_start() {
         .unwrap();
     assert!(!stale.exists());
     assert!(fresh.exists());
+}
+
+/// The embedded default on a small filesystem, as an operator would first run it: the real
+/// binary, its PostgreSQL in the data directory on a 160 MiB tmpfs, a 48 MiB floor.
+#[tokio::test]
+async fn the_embedded_default_on_a_small_disk_refuses_writes_before_postgres_runs_out_and_recovers()
+{
+    use crate::processes::{call, spawn_with_log};
+    use reqwest::Method;
+    let Some(disk) = SmallDisk::mount("embedded-disk", 160) else {
+        return;
+    };
+    let data_dir = disk.path.join("data");
+    let log = tmp_dir().join(format!(
+        "embedded-disk-{}.log",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut server = spawn_with_log(
+        "",
+        &[],
+        data_dir.clone(),
+        &[
+            ("STRS_MIN_FREE_DISK_MB", "48"),
+            ("RUST_LOG", "info,sqlx=warn"),
+        ],
+        Some(&log),
+    )
+    .await;
+    let base = server.base_url();
+    let client = reqwest::Client::new();
+    let (status, body) = call(
+        &client,
+        Method::POST,
+        &format!("{base}/api/v1/agents/register"),
+        None,
+        Some(&json!({"agent_type": "api_agent", "display_name": "Small Disk"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let key = body["api_key"].as_str().unwrap().to_string();
+    let entries = format!("{base}/api/v1/space-time-entries");
+    let entry = entity_entry("Small Disk Ltd", 53.48, -2.24, json!({}));
+    let post = || call(&client, Method::POST, &entries, Some(&key), Some(&entry));
+    assert_eq!(post().await.0, 201);
+
+    // Below the floor: writes refused with 507 before PostgreSQL meets ENOSPC; reads go on.
+    let filler = disk.fill_leaving(40 * MIB);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, body) = post().await;
+    assert_eq!(status, 507, "{body}");
+    assert_eq!(body["code"], "INSUFFICIENT_STORAGE");
+    let (status, _) = call(&client, Method::GET, &entries, Some(&key), None).await;
+    assert_eq!(status, 200);
+    let (status, ready) = call(&client, Method::GET, &format!("{base}/ready"), None, None).await;
+    assert_eq!(status, 200, "{ready}");
+    assert!(
+        ready["disk"]
+            .as_str()
+            .unwrap()
+            .starts_with("below the floor"),
+        "{ready}"
+    );
+
+    // Space back: writes resume within a second, no restart.
+    std::fs::remove_file(&filler).unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(post().await.0, 201);
+
+    // The worst case: the disk completely full when PostgreSQL dies (as after a PANIC on a WAL
+    // write). Its restart may fail for want of space; once space is freed it comes back by
+    // itself, without a restart of the server.
+    let pid: i32 = std::fs::read_to_string(data_dir.join("postgres").join("postmaster.pid"))
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let filler = disk.fill_leaving(0);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (status, body) = post().await;
+    assert!(status == 503 || status == 507, "{status} {body}");
+    std::fs::remove_file(&filler).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = post().await;
+        if status == 201 {
+            break;
+        }
+        assert!(status == 503 || status == 507, "{status} {body}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no write accepted 30 s after space was freed; log:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let exit = server.stop().expect("the server stops on SIGTERM");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(exit.success(), "{exit}: {text}");
+    assert!(text.contains("below the floor"), "{text}");
+    assert!(text.contains("back above the floor"), "{text}");
+    let _ = std::fs::remove_file(&log);
 }

@@ -176,7 +176,11 @@ async fn the_embedded_postgres_killed_while_clients_post_is_restarted_and_loses_
         .filter(|(s, ..)| *s == 201)
         .map(|(_, _, body)| body["id"].as_str().unwrap())
         .collect();
-    assert!(acknowledged.len() > 10, "{} acknowledged", acknowledged.len());
+    assert!(
+        acknowledged.len() > 10,
+        "{} acknowledged",
+        acknowledged.len()
+    );
     for id in &acknowledged {
         let (status, body) = call(
             &client,
@@ -235,15 +239,21 @@ async fn commands_stop_the_cluster_they_started_and_leave_one_they_found_running
     let (status, output) = command(&dir, &["migrate"]);
     assert!(status.success(), "{output}");
     assert!(output.contains("migrations applied"), "{output}");
-    assert!(postmaster_pid(&dir).is_none(), "migrate left the cluster running: {output}");
+    assert!(
+        postmaster_pid(&dir).is_none(),
+        "migrate left the cluster running: {output}"
+    );
 
     // A cluster someone else started is used and left running, by `migrate` and by `serve`.
-    let cluster = EmbeddedCluster::ensure_running(&dir.join("postgres"), None, Durability::Full)
-        .unwrap();
+    let cluster =
+        EmbeddedCluster::ensure_running(&dir.join("postgres"), None, Durability::Full).unwrap();
     assert!(cluster.started_here());
     let (status, output) = command(&dir, &["migrate"]);
     assert!(status.success(), "{output}");
-    assert!(cluster.is_running(), "migrate stopped a cluster it did not start");
+    assert!(
+        cluster.is_running(),
+        "migrate stopped a cluster it did not start"
+    );
     let log = dir.join("serve.log");
     let mut server = spawn_with_log(
         "",
@@ -273,7 +283,10 @@ async fn commands_stop_the_cluster_they_started_and_leave_one_they_found_running
     let log = std::fs::read_to_string(&log).unwrap();
     assert!(exit.success(), "{log}");
     assert!(log.contains("does not own it"), "{log}");
-    assert!(cluster.is_running(), "serve stopped a cluster it did not start");
+    assert!(
+        cluster.is_running(),
+        "serve stopped a cluster it did not start"
+    );
     cluster.stop().unwrap();
     assert!(!cluster.is_running());
     // Stopping a cluster that is not running is not an error.

@@ -303,8 +303,14 @@ async fn read_response(stream: &mut tokio::net::TcpStream) -> (u16, String, Stri
         if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
             break at + 4;
         }
-        let n = stream.read(&mut buffer).await.expect("reading the response");
-        assert!(n > 0, "the connection closed before a response: {received:?}");
+        let n = stream
+            .read(&mut buffer)
+            .await
+            .expect("reading the response");
+        assert!(
+            n > 0,
+            "the connection closed before a response: {received:?}"
+        );
         received.extend_from_slice(&buffer[..n]);
     };
     let head = String::from_utf8_lossy(&received[..head_end]).to_lowercase();
@@ -346,7 +352,10 @@ async fn a_connection_that_never_speaks_is_closed_and_so_is_an_idle_keep_alive_o
     // Opened and silent: closed from accept, not from a first byte that never comes.
     let mut silent = tokio::net::TcpStream::connect(address).await.unwrap();
     let waited = closed_within(&mut silent, std::time::Duration::from_secs(5)).await;
-    assert!(waited >= std::time::Duration::from_millis(900), "{waited:?}");
+    assert!(
+        waited >= std::time::Duration::from_millis(900),
+        "{waited:?}"
+    );
     // Served once, then idle on keep-alive: closed too.
     let mut idle = tokio::net::TcpStream::connect(address).await.unwrap();
     idle.write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
@@ -415,7 +424,9 @@ async fn a_request_refused_before_its_body_is_read_leaves_a_keep_alive_connectio
             }
         };
         answer.await;
-        let writer = sending.await.expect("the whole body was sent, no broken pipe");
+        let writer = sending
+            .await
+            .expect("the whole body was sent, no broken pipe");
         client = reader.reunite(writer).unwrap();
         String::from_utf8_lossy(&head).to_lowercase()
     };

@@ -65,7 +65,12 @@ async fn drain_loop(
     let mut failures = FailureStreak::default();
     while !*stop.borrow() {
         wake.borrow_and_update();
-        match super::drain_counting(&state, DRAIN_LIMIT, "worker").await {
+        // Below the data volume's floor the transformer's writes wait too (`storage::space`).
+        let drained = match state.disk.ensure_room() {
+            Ok(()) => super::drain_counting(&state, DRAIN_LIMIT, "worker").await,
+            Err(full) => Err(full),
+        };
+        match drained {
             Ok(processed) => {
                 failures.succeeded();
                 if processed > 0 {
@@ -117,7 +122,11 @@ impl FailureStreak {
             );
             self.pause = FIRST_PAUSE;
         } else {
-            tracing::debug!(error = err.public_message(), failed = self.failed, "transformer batch failed again");
+            tracing::debug!(
+                error = err.public_message(),
+                failed = self.failed,
+                "transformer batch failed again"
+            );
             self.pause = (self.pause * 2).min(MAX_PAUSE);
         }
         self.pause
