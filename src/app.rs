@@ -63,8 +63,19 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     let jwt = Arc::new(JwtKeys::new(&secret, config.access_token_ttl_secs));
     let replicas = crate::services::read_route::Replicas::connect(&config, limits)
         .context("the read replica URLs")?;
+    let swept =
+        crate::storage::BlobStore::new(&config.data_dir).sweep_temporaries(STALE_TEMPORARY_AGE);
+    if swept > 0 {
+        tracing::info!(
+            swept,
+            "removed temporary attachment files left by interrupted writes"
+        );
+    }
+    let disk =
+        crate::storage::space::DiskFloor::new(&config.data_dir, config.min_free_disk_bytes());
     let state = AppState::new(crate::state::Shared {
         events: crate::services::events::EventHub::new(pool.clone()),
+        disk,
         pool,
         lean,
         permits: tokio::sync::Semaphore::new(config.max_concurrent_requests),
@@ -78,6 +89,10 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
     crate::services::read_route::monitor(&state);
     Ok(state)
 }
+
+/// A temporary attachment file older than this belongs to no write in progress (an attachment
+/// write takes well under a minute, whichever process sharing the directory runs it).
+const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(600);
 
 /// The signing secret is generated once and kept (mode 0600) in the data directory.
 fn load_or_create_secret(data_dir: &Path) -> anyhow::Result<Vec<u8>> {
@@ -161,9 +176,29 @@ pub fn build_router(state: AppState) -> Router {
             let id = req.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
             // The path only: never the query string, a header or the body.
             tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
-        }))
+        }).on_failure(log_failure))
         .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
         .layer(SetSensitiveRequestHeadersLayer::new([header::AUTHORIZATION]))
+}
+
+/// A 500 is an error worth a line each (its cause is logged where it happened); a refusal the
+/// service meant (503 during an outage or at capacity, 507 on a full disk) is logged once per
+/// change of state where it is decided (`db::outage`, `storage::space`), and here at debug only:
+/// an outage under load would otherwise write thousands of lines a minute.
+fn log_failure(
+    class: tower_http::classify::ServerErrorsFailureClass,
+    latency: Duration,
+    _span: &tracing::Span,
+) {
+    use tower_http::classify::ServerErrorsFailureClass;
+    match class {
+        ServerErrorsFailureClass::StatusCode(status)
+            if status.as_u16() == 503 || status.as_u16() == 507 =>
+        {
+            tracing::debug!(status = status.as_u16(), ?latency, "request refused");
+        }
+        class => tracing::error!(%class, ?latency, "response failed"),
+    }
 }
 
 /// A panicking handler answers the standard 500 body (its cause logged in the request's span,
@@ -180,6 +215,24 @@ pub fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::r
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     config.validate()?;
     let (url, cluster) = database_url(&config).await?;
+    let cluster = cluster.map(Arc::new);
+    let supervisor = cluster.as_ref().and_then(|cluster| {
+        let owned = cluster.started_here();
+        let status = db::supervisor::register(owned);
+        if owned {
+            tracing::info!(
+                data_dir = %cluster.data_dir.display(),
+                "started the embedded PostgreSQL: this process owns it, starts it again if it exits and stops it on shutdown"
+            );
+            Some(db::supervisor::spawn(cluster.clone(), status))
+        } else {
+            tracing::info!(
+                data_dir = %cluster.data_dir.display(),
+                "the embedded PostgreSQL was already running: this process uses it but does not own it (the process that started it restarts and stops it)"
+            );
+            None
+        }
+    });
     let bind = config.bind;
     let state = build_state(config, &url).await?;
     let pool = state.pool.clone();
@@ -202,6 +255,10 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         let _ = handle.await;
     }
     pool.close().await;
+    if let Some((stop, handle)) = supervisor {
+        let _ = stop.send(true);
+        let _ = handle.await;
+    }
     if let Some(cluster) = cluster.filter(|c| c.started_here()) {
         tracing::info!("stopping the embedded PostgreSQL cluster");
         tokio::task::spawn_blocking(move || cluster.stop()).await??;
@@ -235,6 +292,8 @@ pub async fn serve_connections(
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout);
+    // Shared by every connection's task (each connection takes its own copy when it starts).
+    let builder = Arc::new(builder);
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -252,6 +311,7 @@ pub async fn serve_connections(
         };
         // A response is written whole; waiting to coalesce it with the next would only delay it.
         let _ = stream.set_nodelay(true);
+        let first_byte_timeout = header_read_timeout;
         let service =
             router
                 .clone()
@@ -261,12 +321,27 @@ pub async fn serve_connections(
                         .insert(axum::extract::ConnectInfo(client));
                     request
                 });
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
-            .into_owned();
-        let connection = graceful.watch(connection);
+        let builder = builder.clone();
+        let watcher = graceful.watcher();
         tokio::spawn(async move {
-            if let Err(err) = connection.await {
+            // hyper's header timeout starts at the first byte of a request (the HTTP version is
+            // sniffed before it), so a connection that never sends one would stay open for ever:
+            // it gets the same time for its first byte, from accept.
+            let mut first = [0u8; 1];
+            match tokio::time::timeout(first_byte_timeout, stream.peek(&mut first)).await {
+                Ok(Ok(n)) if n > 0 => {}
+                _ => {
+                    tracing::debug!(%client, "closed a connection that sent nothing");
+                    return;
+                }
+            }
+            let connection = builder
+                .serve_connection_with_upgrades(
+                    TokioIo::new(stream),
+                    TowerToHyperService::new(service),
+                )
+                .into_owned();
+            if let Err(err) = watcher.watch(connection).await {
                 tracing::debug!(error = %err, "connection ended with an error");
             }
         });

@@ -122,6 +122,13 @@ pub struct Config {
     #[arg(long, env = "STRS_READ_YOUR_WRITES_SECS", default_value_t = 5)]
     pub read_your_writes_secs: u64,
 
+    /// Free space (MiB) kept in reserve on the volume of the data directory: below it, writes are
+    /// refused with 507 before PostgreSQL or the attachment store meets a full disk (a PostgreSQL
+    /// that cannot write its WAL stops, and its crash recovery needs space too). The default is
+    /// a few 16 MiB WAL segments plus headroom; 0 turns the check off.
+    #[arg(long, env = "STRS_MIN_FREE_DISK_MB", default_value_t = 256)]
+    pub min_free_disk_mb: u64,
+
     /// Log lines as JSON objects (one per line) instead of text.
     #[arg(long, env = "STRS_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
@@ -154,6 +161,7 @@ impl Config {
             replica_max_lag_ms: 5_000,
             replica_check_ms: 1_000,
             read_your_writes_secs: 5,
+            min_free_disk_mb: 256,
             log_json: false,
         }
     }
@@ -163,6 +171,11 @@ impl Config {
             || std::thread::available_parallelism().map_or(2, |n| n.get() + 1),
             usize::from,
         )
+    }
+
+    /// The free-space floor of the data volume, in bytes.
+    pub fn min_free_disk_bytes(&self) -> u64 {
+        self.min_free_disk_mb.saturating_mul(1024 * 1024)
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {

@@ -77,6 +77,10 @@ pub enum AppError {
         retry_after_secs: u64,
     },
     NotReady(String),
+    /// The request's body did not arrive within the request timeout (a client that trickles).
+    RequestTimeout,
+    /// The disk is full, or below the reserve kept for the database (`storage::space`).
+    InsufficientStorage(String),
     Internal(anyhow::Error),
 }
 
@@ -125,6 +129,8 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => 415,
             AppError::RateLimited { .. } => 429,
             AppError::NotReady(_) => 503,
+            AppError::RequestTimeout => 408,
+            AppError::InsufficientStorage(_) => 507,
             AppError::Internal(_) => 500,
         }
     }
@@ -141,6 +147,8 @@ impl AppError {
             AppError::UnsupportedMediaType(_) => "UNSUPPORTED_MEDIA_TYPE",
             AppError::RateLimited { .. } => "RATE_LIMITED",
             AppError::NotReady(_) => "NOT_READY",
+            AppError::RequestTimeout => "REQUEST_TIMEOUT",
+            AppError::InsufficientStorage(_) => "INSUFFICIENT_STORAGE",
             AppError::Internal(_) => "INTERNAL",
         }
     }
@@ -158,7 +166,11 @@ impl AppError {
             }
             AppError::Forbidden(msg)
             | AppError::UnsupportedMediaType(msg)
-            | AppError::NotReady(msg) => msg.clone(),
+            | AppError::NotReady(msg)
+            | AppError::InsufficientStorage(msg) => msg.clone(),
+            AppError::RequestTimeout => {
+                "the request body did not arrive in time; send it again".to_string()
+            }
             AppError::NotFound(what) => format!("{what} not found"),
             AppError::Conflict { message, .. } => message.clone(),
             AppError::PayloadTooLarge {

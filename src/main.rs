@@ -185,10 +185,17 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Migrate => {
-            let (url, _cluster) = app::database_url(&cli.config).await?;
-            app::build_state(cli.config, &url).await?;
-            println!("migrations applied");
-            Ok(())
+            let (url, cluster) = app::database_url(&cli.config).await?;
+            let migrated = app::build_state(cli.config, &url).await.map(|state| {
+                println!("migrations applied");
+                state
+            });
+            // The pools close before the cluster this command started stops.
+            if let Ok(state) = &migrated {
+                state.pool.close().await;
+            }
+            stop_if_started_here(cluster).await?;
+            migrated.map(|_| ())
         }
         Command::Topology {
             processes,
@@ -199,10 +206,28 @@ async fn main() -> anyhow::Result<()> {
             spacetime_records::topology::run_local(&dir, processes, first_port).await
         }
         Command::Admin(admin) => {
-            let (url, _cluster) = app::database_url(&cli.config).await?;
-            let state = app::build_state(cli.config, &url).await?;
-            run_admin(&state, admin).await
+            let (url, cluster) = app::database_url(&cli.config).await?;
+            let done = match app::build_state(cli.config, &url).await {
+                Ok(state) => {
+                    let done = run_admin(&state, admin).await;
+                    state.pool.close().await;
+                    done
+                }
+                Err(error) => Err(error),
+            };
+            stop_if_started_here(cluster).await?;
+            done
         }
+    }
+}
+
+/// A command stops the embedded cluster it started (and leaves one it found running alone).
+async fn stop_if_started_here(
+    cluster: Option<spacetime_records::db::cluster::EmbeddedCluster>,
+) -> anyhow::Result<()> {
+    match cluster.filter(|c| c.started_here()) {
+        Some(cluster) => tokio::task::spawn_blocking(move || cluster.stop()).await?,
+        None => Ok(()),
     }
 }
 

@@ -49,4 +49,6 @@ pub struct Shared {
     pub replicas: crate::services::read_route::Replicas,
     /// Change events from the database, for subscriptions.
     pub events: crate::services::events::EventHub,
+    /// The free-space floor of the data volume: writes are refused (507) below it.
+    pub disk: crate::storage::space::DiskFloor,
 }

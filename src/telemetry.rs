@@ -23,6 +23,11 @@ pub const REPLICA_IN_ROTATION: &str = "strs_db_replica_in_rotation";
 pub const BATCHED_READS: &str = "strs_db_batched_reads_total";
 pub const READ_BATCHES: &str = "strs_db_read_batches_total";
 pub const GRAPHQL_COMPILED: &str = "strs_graphql_compiled_answers_total";
+pub const DB_REFUSALS: &str = "strs_db_refusals_total";
+pub const STORAGE_REFUSALS: &str = "strs_storage_refusals_total";
+pub const DATA_VOLUME_FREE: &str = "strs_data_volume_free_bytes";
+pub const EMBEDDED_RESTARTS: &str = "strs_embedded_postgres_restarts_total";
+pub const EMBEDDED_UP: &str = "strs_embedded_postgres_up";
 
 /// Latency buckets from 0.5 ms to 10 s: reads by id answer in well under a millisecond, a
 /// timed-out request in `request_timeout_secs`.
@@ -117,6 +122,27 @@ fn describe() {
         GRAPHQL_COMPILED,
         "GraphQL requests answered by a compiled plan instead of the executor (graphql::compiled)"
     );
+    metrics::describe_counter!(
+        DB_REFUSALS,
+        "Requests answered 503 because the database was unavailable or too slow"
+    );
+    metrics::describe_counter!(
+        STORAGE_REFUSALS,
+        "Writes answered 507 because the data volume was full or below its free-space floor"
+    );
+    metrics::describe_gauge!(
+        DATA_VOLUME_FREE,
+        metrics::Unit::Bytes,
+        "Free bytes on the volume of the data directory, as last measured"
+    );
+    metrics::describe_counter!(
+        EMBEDDED_RESTARTS,
+        "Times this process restarted the embedded PostgreSQL after it exited unexpectedly"
+    );
+    metrics::describe_gauge!(
+        EMBEDDED_UP,
+        "1 while the embedded PostgreSQL this process supervises runs, 0 while it is down"
+    );
     metrics::describe_gauge!(
         REPLICA_IN_ROTATION,
         "1 when reads may go to the replica, 0 when it is down or lags too far"
@@ -194,4 +220,24 @@ pub fn record_compiled_answer() {
 pub fn record_batch(processed: usize) {
     metrics::counter!(TRANSFORMER_BATCHES).increment(1);
     metrics::counter!(ENTRIES_PROCESSED).increment(processed as u64);
+}
+
+/// One request refused because the database was unavailable (`db::outage`).
+pub fn record_db_refusal() {
+    metrics::counter!(DB_REFUSALS).increment(1);
+}
+
+/// One write refused because the disk is full or below the floor (`storage::space`).
+pub fn record_storage_refusal() {
+    metrics::counter!(STORAGE_REFUSALS).increment(1);
+}
+
+/// The embedded PostgreSQL was started again after an unexpected exit (`db::supervisor`).
+pub fn record_embedded_restart() {
+    metrics::counter!(EMBEDDED_RESTARTS).increment(1);
+}
+
+/// Whether the supervised embedded PostgreSQL runs.
+pub fn set_embedded_up(up: bool) {
+    metrics::gauge!(EMBEDDED_UP).set(f64::from(u8::from(up)));
 }

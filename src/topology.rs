@@ -118,9 +118,14 @@ pub struct ServerProcess {
 impl ServerProcess {
     pub fn spawn(settings: &ServerSettings) -> anyhow::Result<ServerProcess> {
         let mut command = Command::new(&settings.binary);
+        command.arg("serve");
+        // No URL: the process runs the embedded cluster in its data directory.
+        if settings.database_url.is_empty() {
+            command.env_remove("DATABASE_URL");
+        } else {
+            command.env("DATABASE_URL", &settings.database_url);
+        }
         command
-            .arg("serve")
-            .env("DATABASE_URL", &settings.database_url)
             .env("STRS_BIND", format!("127.0.0.1:{}", settings.port))
             .env("STRS_DATA_DIR", &settings.data_dir)
             .env("STRS_JWT_SECRET", &settings.jwt_secret)
@@ -171,26 +176,28 @@ impl ServerProcess {
         }
     }
 
-    /// Asks the process to stop (SIGTERM: it drains its requests) and waits for it.
-    pub fn stop(&mut self) {
+    /// Asks the process to stop (SIGTERM: it drains its requests) and waits for it; its exit
+    /// status (`None` when it had to be killed).
+    pub fn stop(&mut self) -> Option<std::process::ExitStatus> {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         if nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).is_ok() {
             let deadline = Instant::now() + Duration::from_secs(35);
             while Instant::now() < deadline {
-                if matches!(self.child.try_wait(), Ok(Some(_))) {
-                    return;
+                if let Ok(Some(status)) = self.child.try_wait() {
+                    return Some(status);
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        None
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        self.stop();
+        let _ = self.stop();
     }
 }
 

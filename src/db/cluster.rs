@@ -1,6 +1,8 @@
 //! The embedded default database: a private PostgreSQL + PostGIS cluster in a data directory,
 //! reachable only through a Unix socket (no TCP port, so nothing can clash). Started on first use,
-//! reused when already running, stopped by whoever started it.
+//! reused when already running, stopped by whoever started it. The process that started it owns
+//! it: `serve` restarts it when it exits unexpectedly (`db::supervisor`), and every command stops
+//! it on the way out; a process that found it running only uses it.
 //!
 //! initdb refuses to run as root, so as root every server command runs as the `postgres` OS user
 //! (via runuser), the directory is chowned to it, and any ancestor directory that user cannot
@@ -30,6 +32,7 @@ pub struct EmbeddedCluster {
     bindir: PathBuf,
     run_as: Option<String>,
     started_here: bool,
+    durability: Durability,
 }
 
 impl EmbeddedCluster {
@@ -64,6 +67,7 @@ impl EmbeddedCluster {
             bindir,
             run_as,
             started_here: false,
+            durability,
         };
         cluster.prepare_directories()?;
         if !cluster.data_dir.join("PG_VERSION").exists() {
@@ -73,8 +77,18 @@ impl EmbeddedCluster {
             cluster.port = port;
             cluster.socket_dir = socket_dir;
         } else {
-            cluster.start(durability)?;
-            cluster.started_here = true;
+            match cluster.start(durability) {
+                Ok(()) => cluster.started_here = true,
+                // Another process started it in the meantime (two servers starting at once on
+                // one data directory): that one owns it, this one uses it.
+                Err(error) => match cluster.running_instance() {
+                    Some((port, socket_dir)) => {
+                        cluster.port = port;
+                        cluster.socket_dir = socket_dir;
+                    }
+                    None => return Err(error),
+                },
+            }
         }
         Ok(cluster)
     }
@@ -101,6 +115,7 @@ impl EmbeddedCluster {
             bindir: primary.bindir.clone(),
             run_as: primary.run_as.clone(),
             started_here: false,
+            durability,
         };
         if standby.running_instance().is_some() {
             standby.stop()?;
@@ -168,9 +183,48 @@ impl EmbeddedCluster {
         )
     }
 
+    /// Stops the server; one that is not running (it was killed, or crashed and could not be
+    /// started again) is already stopped, which is not an error.
     pub fn stop(&self) -> anyhow::Result<()> {
+        if !self.is_running() {
+            tracing::info!(data_dir = %self.data_dir.display(), "the embedded PostgreSQL was not running");
+            return Ok(());
+        }
         let data_dir = self.data_dir.to_string_lossy().to_string();
-        self.run("pg_ctl", &["-D", &data_dir, "-m", "fast", "-w", "stop"])
+        let stopped = self.run("pg_ctl", &["-D", &data_dir, "-m", "fast", "-w", "stop"]);
+        // It may have exited between the check and the signal.
+        match stopped {
+            Err(_) if !self.is_running() => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Whether the postmaster named in `postmaster.pid` is alive: one file read and one signal-0
+    /// probe, cheap enough to run every second. A postmaster killed while its parent does not
+    /// reap it stays a zombie, which counts as dead.
+    pub fn is_running(&self) -> bool {
+        let Ok(pid_file) = std::fs::read_to_string(self.data_dir.join("postmaster.pid")) else {
+            return false;
+        };
+        let Some(pid) = pid_file
+            .lines()
+            .next()
+            .and_then(|line| line.trim().parse::<i32>().ok())
+            .filter(|pid| *pid > 0)
+        else {
+            return false;
+        };
+        let alive = match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+            Ok(()) => true,
+            Err(errno) => errno == nix::errno::Errno::EPERM,
+        };
+        alive && !is_zombie(pid)
+    }
+
+    /// Starts the server again with the options it was started with (after an unexpected exit:
+    /// PostgreSQL runs its crash recovery by itself).
+    pub fn start_again(&self) -> anyhow::Result<()> {
+        self.start(self.durability)
     }
 
     fn prepare_directories(&self) -> anyhow::Result<()> {
@@ -276,6 +330,16 @@ impl EmbeddedCluster {
         }
         Ok(())
     }
+}
+
+/// A process that has exited but not been reaped (state `Z` in /proc/<pid>/stat).
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the command name, which is in parentheses and may contain spaces.
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state == "Z" || state == "X")
+    })
 }
 
 /// The socket lives in the data directory unless that path would pass the Unix socket path limit;

@@ -41,20 +41,47 @@ pub fn field_of_constraint(constraint: &str) -> (String, &'static str) {
 }
 
 /// SQLSTATEs that say "not now" rather than "never": the statement timed out or was cancelled,
-/// the server is shutting down or starting, connections ran out, or the connection broke.
+/// the server is shutting down or starting, it ran out of memory or connections, or the
+/// connection broke.
 fn is_transient(sqlstate: &str) -> bool {
     sqlstate.starts_with("08")
         || sqlstate.starts_with("57")
-        || matches!(sqlstate, "53300" | "53400" | "40001" | "40P01")
+        || matches!(sqlstate, "53200" | "53300" | "53400" | "40001" | "40P01")
+}
+
+/// 53100 `disk_full`: PostgreSQL could not extend a file or write its WAL. Not retryable in
+/// seconds, so 507 rather than 503 (`storage::space` keeps a reserve so that this is rare).
+fn is_disk_full(sqlstate: &str) -> bool {
+    sqlstate == "53100"
+}
+
+/// The status a resource SQLSTATE (class 53, insufficient resources) is answered with; `None`
+/// for any other.
+pub fn resource_status(sqlstate: &str) -> Option<u16> {
+    if is_disk_full(sqlstate) {
+        Some(507)
+    } else if sqlstate.starts_with("53") && is_transient(sqlstate) {
+        Some(503)
+    } else {
+        None
+    }
 }
 
 pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
     match &err {
+        sqlx::Error::Database(db) if is_disk_full(db.code().as_deref().unwrap_or_default()) => {
+            crate::telemetry::record_storage_refusal();
+            tracing::warn!(sqlstate = "53100", "the database's disk is full");
+            AppError::InsufficientStorage(
+                "the database's disk is full: writes are refused until an operator frees space"
+                    .into(),
+            )
+        }
         sqlx::Error::Database(db) if is_transient(db.code().as_deref().unwrap_or_default()) => {
             crate::db::liveness::note_connection_failure();
-            tracing::warn!(
-                sqlstate = db.code().as_deref().unwrap_or_default(),
-                "database unavailable or too slow"
+            crate::db::outage::note_refusal(
+                "database unavailable or too slow",
+                db.code().as_deref().unwrap_or_default(),
             );
             AppError::NotReady("the database is unavailable or too slow; retry later".into())
         }
@@ -100,7 +127,7 @@ pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
         | sqlx::Error::Tls(_)
         | sqlx::Error::WorkerCrashed => {
             crate::db::liveness::note_connection_failure();
-            tracing::warn!(error = %err, "database unavailable");
+            crate::db::outage::note_refusal(&err.to_string(), "");
             AppError::NotReady("the database is unavailable; retry later".into())
         }
         _ => AppError::Internal(err.into()),
@@ -129,5 +156,14 @@ mod tests {
             field_of_constraint("entities_score_signal_check"),
             ("score_signal".into(), "check")
         );
+    }
+
+    #[test]
+    fn resource_sqlstates_are_507_for_a_full_disk_and_503_for_memory_and_connections() {
+        assert_eq!(resource_status("53100"), Some(507));
+        assert_eq!(resource_status("53200"), Some(503));
+        assert_eq!(resource_status("53300"), Some(503));
+        assert_eq!(resource_status("53400"), Some(503));
+        assert_eq!(resource_status("23505"), None);
     }
 }

@@ -76,6 +76,7 @@ impl managed::Manager for Manager {
         self.options
             .connect()
             .await
+            .inspect(|_| super::outage::note_connected())
             .inspect_err(|_| liveness::note_connection_failure())
     }
 

@@ -18,6 +18,7 @@ pub mod messages;
 pub mod nearby;
 pub mod notes;
 pub mod offers;
+pub mod outage;
 pub mod principals;
 pub mod proposals;
 pub mod provenance;
@@ -29,6 +30,7 @@ pub mod requests;
 pub mod review;
 pub mod signals;
 pub mod signatures;
+pub mod supervisor;
 pub mod terms;
 pub mod tiles;
 pub mod touched;
@@ -58,6 +60,12 @@ fn pool_options(max_connections: u32) -> PgPoolOptions {
         // (`liveness::MAX_LIFETIME`); idle ones stay open, at most `max_connections`.
         .idle_timeout(None)
         .max_lifetime(None)
+        .after_connect(|_, _| {
+            Box::pin(async {
+                outage::note_connected();
+                Ok(())
+            })
+        })
 }
 
 pub async fn connect(url: &str, max_connections: u32) -> anyhow::Result<PgPool> {

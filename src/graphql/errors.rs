@@ -13,7 +13,7 @@ fn classification(status: u16) -> &'static str {
     match status {
         401 => "UNAUTHORIZED",
         400..=499 => "BAD_REQUEST",
-        503 => "UNAVAILABLE",
+        503 | 507 => "UNAVAILABLE",
         _ => "INTERNAL_ERROR",
     }
 }

@@ -91,6 +91,8 @@ pub struct Gate {
     persisted: super::persisted::PersistedQueries,
     /// The schema's output types, for compiling plans (`graphql::compiled`).
     types: Arc<Types>,
+    /// Mutations are refused (507) while the data volume is below its floor (`storage::space`).
+    disk: Option<crate::storage::space::DiskFloor>,
 }
 
 type DocumentCache = quick_cache::sync::Cache<String, Arc<Admitted>>;
@@ -145,14 +147,31 @@ impl std::ops::Deref for LimitedSchema {
 }
 
 impl LimitedSchema {
-    pub fn new(schema: AppSchema) -> LimitedSchema {
+    pub fn new(schema: AppSchema, disk: Option<crate::storage::space::DiskFloor>) -> LimitedSchema {
         let types = Arc::new(Types::from_sdl(&schema.sdl()));
         LimitedSchema(Arc::new(Gate {
             schema,
             parsed: Arc::new(DocumentCache::new(CACHED_DOCUMENTS)),
             persisted: Default::default(),
             types,
+            disk,
         }))
+    }
+
+    /// A mutation, when the data volume is below its floor, is refused before it runs.
+    fn admit_writes(
+        &self,
+        document: &ExecutableDocument,
+        operation_name: Option<&str>,
+    ) -> ServerResult<()> {
+        if !route_reads(document, operation_name) {
+            return Ok(());
+        }
+        match self.disk.as_ref().map(|disk| disk.ensure_room()) {
+            Some(Err(refused)) => Err(async_graphql::Error::from(refused)
+                .into_server_error(async_graphql::Pos::default())),
+            _ => Ok(()),
+        }
     }
 
     /// Fills in an automatic persisted query's document from its hash (`graphql::persisted`).
@@ -165,13 +184,13 @@ impl LimitedSchema {
     pub fn admit(&self, request: &mut Request) -> ServerResult<Arc<Admitted>> {
         self.persisted.resolve(request)?;
         if let Some(admitted) = self.parsed.get(request.query.as_str()) {
-            route_reads(&admitted.document, request.operation_name.as_deref());
+            self.admit_writes(&admitted.document, request.operation_name.as_deref())?;
             return Ok(admitted);
         }
         let document = async_graphql::parser::parse_query(&request.query)
             .map_err(|e| with_code(e.into(), "GRAPHQL_PARSE_FAILED"))?;
         check_shape(&document)?;
-        route_reads(&document, request.operation_name.as_deref());
+        self.admit_writes(&document, request.operation_name.as_deref())?;
         let cached = request.query.len() <= MAX_CACHED_DOCUMENT_BYTES;
         let admitted = Arc::new(Admitted {
             document,
@@ -199,8 +218,8 @@ impl LimitedSchema {
 }
 
 /// A mutation reads and writes the primary, and makes its caller a recent writer; a query may
-/// read a replica (`services::read_route`).
-fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) {
+/// read a replica (`services::read_route`). True for a mutation.
+fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) -> bool {
     use async_graphql::parser::types::{DocumentOperations, OperationType};
     let mutates = match &document.operations {
         DocumentOperations::Single(operation) => operation.node.ty == OperationType::Mutation,
@@ -212,6 +231,7 @@ fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) {
     if mutates {
         crate::services::read_route::writing();
     }
+    mutates
 }
 
 impl Executor for LimitedSchema {

@@ -99,7 +99,8 @@ pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
 
 /// The executor every transport runs GraphQL through: the schema behind its limits.
 pub fn service(state: AppState) -> limits::LimitedSchema {
-    limits::LimitedSchema::new(build_schema(Some(state)))
+    let disk = state.disk.clone();
+    limits::LimitedSchema::new(build_schema(Some(state)), Some(disk))
 }
 
 /// The SDL committed as `schema.graphql` (a test fails when the file is stale).

@@ -94,6 +94,12 @@ impl ServerHandler for McpServer {
         let ctx = caller(&context)
             .ok_or_else(|| McpError::internal_error("the caller was not authenticated", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        // A tool that writes is refused while the data volume is below its floor, as REST and
+        // GraphQL writes are (`storage::space`).
+        let writes = def.tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
+        if writes && let Err(refused) = self.state.disk.ensure_room() {
+            return Ok(CallToolResponse::Complete(tool_error(refused)));
+        }
         let result = match (def.call)(self.state.clone(), ctx, arguments).await {
             Ok(value) => CallToolResult::structured(value),
             Err(error) => tool_error(error),

@@ -26,6 +26,10 @@ impl IntoResponse for AppError {
                 // Outages and timeouts are usually over within seconds.
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
             }
+            AppError::RequestTimeout => {
+                // The rest of a body that trickled in must not be read as the next request.
+                headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
             _ => {}
         }
         response

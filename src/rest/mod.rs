@@ -24,6 +24,7 @@ mod review;
 mod search;
 mod terms;
 pub mod tiles;
+mod unread;
 
 use crate::domain::ListParams;
 use crate::error::AppError;

@@ -2,7 +2,8 @@
 //! the generated document in one place so that no operation's list of statuses is incomplete:
 //! 500 and 503 everywhere; 401 everywhere too, since a bearer that is sent must be valid on every
 //! route (`rest::extract::authenticate`); 413, 415 and 422 where a JSON body is read; 422 where
-//! path or query parameters are parsed.
+//! path or query parameters are parsed; 408 and 507 on every write (a body that arrives too
+//! slowly, a full disk).
 
 use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, ResponseBuilder};
@@ -85,5 +86,34 @@ fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
 pub fn complete(api: &mut OpenApi) {
     for item in api.paths.paths.values_mut() {
         operations(item).for_each(complete_operation);
+        writes(item).for_each(complete_write);
     }
+}
+
+fn writes(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+    [
+        item.put.as_mut(),
+        item.post.as_mut(),
+        item.delete.as_mut(),
+        item.patch.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// What a write can meet besides: a body that arrives too slowly, and a full disk
+/// (`storage::space`).
+fn complete_write(operation: &mut Operation) {
+    add(
+        operation,
+        "408",
+        "The request body did not arrive within the request timeout",
+        "ErrorBody",
+    );
+    add(
+        operation,
+        "507",
+        "The disk is full or below the free space kept in reserve: writes are refused until space is freed",
+        "ErrorBody",
+    );
 }

@@ -212,7 +212,9 @@ fn store_uploads(data_dir: &std::path::Path, uploads: Vec<Upload>) -> AppResult<
         }
         let media_type = media::sniff(&upload.bytes, upload.declared_type.as_deref())
             .map_err(AppError::UnsupportedMediaType)?;
-        let blob = store.put(&upload.bytes).map_err(AppError::internal)?;
+        let blob = store
+            .put(&upload.bytes)
+            .map_err(crate::storage::space::io_error)?;
         stored.push(Attachment {
             uri: format!("strs://attachments/sha256/{}", blob.sha256),
             download_url: format!("/api/v1/attachments/{}", blob.sha256),

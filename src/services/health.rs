@@ -32,11 +32,44 @@ pub async fn ready(state: &AppState) -> AppResult<BTreeMap<String, String>> {
                 };
                 report.insert(format!("replica {name}"), value);
             }
+            add_faults(state, &mut report);
             Ok(report)
         }
         Ok(n) => Err(AppError::NotReady(format!(
             "{n} database migration(s) pending"
         ))),
-        Err(_) => Err(AppError::NotReady("database unreachable".to_string())),
+        Err(_) => Err(AppError::NotReady(unreachable())),
     }
+}
+
+/// The cause of an unreachable database, with the embedded cluster's state when there is one.
+fn unreachable() -> String {
+    match crate::db::supervisor::status() {
+        Some(cluster) => format!(
+            "database unreachable; embedded PostgreSQL: {}",
+            cluster.describe()
+        ),
+        None => "database unreachable".to_string(),
+    }
+}
+
+/// The embedded cluster's supervision and the data volume's free space, when ready. A volume
+/// below its floor does not make the process unready: reads are still served, writes answer
+/// 507.
+fn add_faults(state: &AppState, report: &mut BTreeMap<String, String>) {
+    if let Some(cluster) = crate::db::supervisor::status() {
+        report.insert("embedded_postgres".to_string(), cluster.describe());
+    }
+    let disk = &state.disk;
+    let free_mib = disk.free_bytes() / (1024 * 1024);
+    let floor_mib = disk.floor_bytes() / (1024 * 1024);
+    let value = match disk.room() {
+        crate::storage::space::Room::Enough => {
+            format!("ok ({free_mib} MiB free, floor {floor_mib} MiB)")
+        }
+        crate::storage::space::Room::BelowFloor { .. } => {
+            format!("below the floor: writes refused ({free_mib} MiB free, floor {floor_mib} MiB)")
+        }
+    };
+    report.insert("disk".to_string(), value);
 }

@@ -30,6 +30,7 @@ pub async fn render(state: &AppState) -> String {
         metrics::gauge!(telemetry::REPLICA_IN_ROTATION, &labels)
             .set(f64::from(u8::from(in_rotation)));
     }
+    metrics::gauge!(telemetry::DATA_VOLUME_FREE).set(state.disk.free_bytes() as f64);
     // A scrape during an outage still answers, without the backlog gauge's update.
     if let Ok(backlog) = crate::db::transformer_runs::backlog(&state.pool, BACKLOG_COUNT_CAP).await
     {

@@ -273,3 +273,180 @@ async fn a_client_that_trickles_its_headers_is_disconnected() {
         .expect("the server drains and stops")
         .unwrap();
 }
+
+/// Serves `router` on a loopback port with hyper-util's server (as `serve` does), with
+/// `header_timeout`; the server stops when the returned sender is dropped.
+async fn serve_on_loopback(
+    router: axum::Router,
+    header_timeout: std::time::Duration,
+) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(app::serve_connections(
+        listener,
+        router,
+        header_timeout,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    (address, stop)
+}
+
+/// One HTTP/1.1 response read off `stream`: status, lower-cased head, body.
+async fn read_response(stream: &mut tokio::net::TcpStream) -> (u16, String, String) {
+    use tokio::io::AsyncReadExt;
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 8192];
+    let head_end = loop {
+        if let Some(at) = received.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = stream
+            .read(&mut buffer)
+            .await
+            .expect("reading the response");
+        assert!(
+            n > 0,
+            "the connection closed before a response: {received:?}"
+        );
+        received.extend_from_slice(&buffer[..n]);
+    };
+    let head = String::from_utf8_lossy(&received[..head_end]).to_lowercase();
+    let status = head[9..12].parse().unwrap();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    while received.len() < head_end + length {
+        let n = stream.read(&mut buffer).await.expect("reading the body");
+        assert!(n > 0, "the connection closed mid-body");
+        received.extend_from_slice(&buffer[..n]);
+    }
+    let body = String::from_utf8_lossy(&received[head_end..head_end + length]).to_string();
+    (status, head, body)
+}
+
+/// Waits for the server to close `stream` (EOF or reset); how long it took.
+async fn closed_within(
+    stream: &mut tokio::net::TcpStream,
+    limit: std::time::Duration,
+) -> std::time::Duration {
+    use tokio::io::AsyncReadExt;
+    let started = std::time::Instant::now();
+    let mut buffer = [0u8; 64];
+    let read = tokio::time::timeout(limit, stream.read(&mut buffer))
+        .await
+        .unwrap_or_else(|_| panic!("the connection was still open after {limit:?}"));
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    started.elapsed()
+}
+
+#[tokio::test]
+async fn a_connection_that_never_speaks_is_closed_and_so_is_an_idle_keep_alive_one() {
+    use tokio::io::AsyncWriteExt;
+    let app = TestApp::new().await;
+    let timeout = std::time::Duration::from_secs(1);
+    let (address, _stop) = serve_on_loopback(app.router.clone(), timeout).await;
+    // Opened and silent: closed from accept, not from a first byte that never comes.
+    let mut silent = tokio::net::TcpStream::connect(address).await.unwrap();
+    let waited = closed_within(&mut silent, std::time::Duration::from_secs(5)).await;
+    assert!(
+        waited >= std::time::Duration::from_millis(900),
+        "{waited:?}"
+    );
+    // Served once, then idle on keep-alive: closed too.
+    let mut idle = tokio::net::TcpStream::connect(address).await.unwrap();
+    idle.write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let (status, head, _) = read_response(&mut idle).await;
+    assert_eq!(status, 200, "{head}");
+    closed_within(&mut idle, std::time::Duration::from_secs(5)).await;
+}
+
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_answered_408_not_503() {
+    use tokio::io::AsyncWriteExt;
+    let app = TestApp::with_config(|c| c.request_timeout_secs = 2).await;
+    let (address, _stop) =
+        serve_on_loopback(app.router.clone(), std::time::Duration::from_secs(10)).await;
+    let mut slow = tokio::net::TcpStream::connect(address).await.unwrap();
+    slow.write_all(
+        b"POST /api/v1/agents/register HTTP/1.1\r\nHost: localhost\r\n\
+          Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"agent_type\"",
+    )
+    .await
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (status, head, body) = read_response(&mut slow).await;
+    assert_eq!(status, 408, "{head}{body}");
+    assert!(head.contains("connection: close"), "{head}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["code"], "REQUEST_TIMEOUT");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_request_refused_before_its_body_is_read_leaves_a_keep_alive_connection_usable() {
+    use tokio::io::AsyncWriteExt;
+    let app = TestApp::new().await;
+    let (address, _stop) =
+        serve_on_loopback(app.router.clone(), std::time::Duration::from_secs(10)).await;
+    let mut client = tokio::net::TcpStream::connect(address).await.unwrap();
+    // An unknown key is refused (401) before the handler reads the 300 KB body.
+    let body = format!(
+        r#"{{"entry_type": "entity", "latitude": 1, "longitude": 1, "context": {{"notes": "{}"}}}}"#,
+        "x".repeat(300_000)
+    );
+    let request = format!(
+        "POST /api/v1/space-time-entries HTTP/1.1\r\nHost: localhost\r\n\
+         Authorization: Bearer str_not_a_key\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let writer = {
+        let (mut reader, mut writer) = client.into_split();
+        let sending = tokio::spawn(async move {
+            writer.write_all(request.as_bytes()).await.unwrap();
+            writer
+        });
+        let mut head = Vec::new();
+        // Read the answer while the body is still being sent.
+        let answer = async {
+            use tokio::io::AsyncReadExt;
+            let mut buffer = [0u8; 4096];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = reader.read(&mut buffer).await.unwrap();
+                assert!(n > 0, "closed before the answer");
+                head.extend_from_slice(&buffer[..n]);
+            }
+        };
+        answer.await;
+        let writer = sending
+            .await
+            .expect("the whole body was sent, no broken pipe");
+        client = reader.reunite(writer).unwrap();
+        String::from_utf8_lossy(&head).to_lowercase()
+    };
+    assert!(writer.starts_with("http/1.1 401"), "{writer}");
+    assert!(!writer.contains("connection: close"), "{writer}");
+    // Read the rest of the 401's body, then the same connection serves the next request.
+    let length: usize = writer
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map(|v| v.trim().parse().unwrap())
+        .unwrap();
+    let already = writer.len() - writer.find("\r\n\r\n").unwrap() - 4;
+    let mut rest = vec![0u8; length - already];
+    tokio::io::AsyncReadExt::read_exact(&mut client, &mut rest)
+        .await
+        .unwrap();
+    client
+        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let (status, head, _) = read_response(&mut client).await;
+    assert_eq!(status, 200, "{head}");
+}

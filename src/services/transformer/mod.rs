@@ -108,6 +108,22 @@ async fn drain_into(
     Ok(processed)
 }
 
+/// A full disk (507) is a condition of the server, never a reason to reject an entry. (A 503 may
+/// be one entry's statement timing out, which the entry-by-entry redo isolates; with the
+/// database down, that redo fails at once and rejects nothing.)
+fn is_disk_full(err: &AppError) -> bool {
+    matches!(err, AppError::InsufficientStorage(_))
+}
+
+/// An error as one log field: an internal error's cause chain without the backtrace its `Debug`
+/// form prints when `RUST_BACKTRACE` is set.
+fn log_text(err: &AppError) -> String {
+    match err {
+        AppError::Internal(cause) => format!("{cause:#}"),
+        other => format!("{} ({})", other.public_message(), other.code()),
+    }
+}
+
 /// The fast path decides a whole batch without savepoints; if any entry fails, the batch is rolled
 /// back and redone carefully, one savepoint per entry, so one bad entry cannot sink the others.
 async fn process_batch(state: &AppState, size: i64, trigger: &str) -> AppResult<Batch> {
@@ -118,8 +134,14 @@ async fn process_batch(state: &AppState, size: i64, trigger: &str) -> AppResult<
     let fast = std::panic::AssertUnwindSafe(try_batch(state, size, start, trigger, Care::Fast));
     match futures::FutureExt::catch_unwind(fast).await {
         Ok(Ok(batch)) => Ok(batch),
+        // A full disk fails every entry alike: the batch waits (its entries stay pending) rather
+        // than being redone entry by entry.
+        Ok(Err(err)) if is_disk_full(&err) => Err(err),
         Ok(Err(err)) => {
-            tracing::warn!(error = ?err, "transformer batch failed; redoing it entry by entry");
+            tracing::warn!(
+                error = log_text(&err),
+                "transformer batch failed; redoing it entry by entry"
+            );
             try_batch(state, size, start, trigger, Care::EntryByEntry).await
         }
         Err(panic) => {
@@ -263,9 +285,11 @@ async fn decide_carefully(
             savepoint.commit().await?;
             Ok(decision)
         }
+        // Not this entry's fault: it stays pending, the batch fails and is tried again later.
+        Ok(Err(err)) if is_disk_full(&err) => Err(err),
         Ok(Err(err)) => {
             savepoint.rollback().await?;
-            tracing::warn!(entry_id = %entry.id, error = ?err, "entry could not be processed");
+            tracing::warn!(entry_id = %entry.id, error = log_text(&err), "entry could not be processed");
             Ok(Decision::rejected("processing failed").with_error(err.public_message()))
         }
         Err(panic) => {

@@ -62,21 +62,82 @@ async fn drain_loop(
     mut wake: watch::Receiver<u64>,
     mut stop: watch::Receiver<bool>,
 ) {
+    let mut failures = FailureStreak::default();
     while !*stop.borrow() {
         wake.borrow_and_update();
-        match super::drain_counting(&state, DRAIN_LIMIT, "worker").await {
-            Ok(processed) if processed > 0 => continue,
-            Ok(_) => {}
-            Err(err) => tracing::error!(
-                error = err.public_message(),
-                "transformer worker batch failed"
-            ),
+        // Below the data volume's floor the transformer's writes wait too (`storage::space`).
+        let drained = match state.disk.ensure_room() {
+            Ok(()) => super::drain_counting(&state, DRAIN_LIMIT, "worker").await,
+            Err(full) => Err(full),
+        };
+        match drained {
+            Ok(processed) => {
+                failures.succeeded();
+                if processed > 0 {
+                    continue;
+                }
+            }
+            Err(err) => {
+                // A failing batch is not retried at every new entry's notification: the database
+                // being down or its disk full would otherwise be retried many times a second.
+                let pause = failures.failed(&err);
+                tokio::select! {
+                    _ = stop.changed() => {}
+                    _ = tokio::time::sleep(pause) => {}
+                }
+                continue;
+            }
         }
         tokio::select! {
             _ = stop.changed() => {}
             _ = tokio::time::sleep(POLL_INTERVAL) => {}
             _ = wake.changed() => {}
         }
+    }
+}
+
+/// The first pause after a failed batch, and the longest.
+const FIRST_PAUSE: Duration = Duration::from_millis(500);
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// Consecutive failed batches of one drain loop: the pause before the next try doubles up to
+/// `MAX_PAUSE`, and the streak is logged twice, when it starts and when it ends.
+#[derive(Debug, Default)]
+pub struct FailureStreak {
+    failed: u32,
+    pause: Duration,
+}
+
+impl FailureStreak {
+    /// One more failure; returns how long to wait before trying again.
+    pub fn failed(&mut self, err: &crate::error::AppError) -> Duration {
+        self.failed += 1;
+        if self.failed == 1 {
+            // The public message only (a cause is logged where it happened), and no backtrace.
+            tracing::warn!(
+                error = err.public_message(),
+                code = err.code(),
+                "transformer batches are failing; retrying with a growing pause (up to {} s)",
+                MAX_PAUSE.as_secs()
+            );
+            self.pause = FIRST_PAUSE;
+        } else {
+            tracing::debug!(
+                error = err.public_message(),
+                failed = self.failed,
+                "transformer batch failed again"
+            );
+            self.pause = (self.pause * 2).min(MAX_PAUSE);
+        }
+        self.pause
+    }
+
+    /// A batch went through: a streak in progress is over.
+    pub fn succeeded(&mut self) {
+        if self.failed > 0 {
+            tracing::info!(failed = self.failed, "transformer batches succeed again");
+        }
+        *self = FailureStreak::default();
     }
 }
 
@@ -124,7 +185,23 @@ pub fn spawn(state: AppState, loops: usize) -> (watch::Sender<bool>, tokio::task
 
 #[cfg(test)]
 mod tests {
-    use super::supervised;
+    use super::{FailureStreak, supervised};
+    use crate::error::AppError;
+
+    #[test]
+    fn failed_batches_wait_longer_each_time_up_to_thirty_seconds_and_a_success_resets() {
+        let mut streak = FailureStreak::default();
+        let full = AppError::InsufficientStorage("full".into());
+        let pauses: Vec<u64> = (0..9)
+            .map(|_| streak.failed(&full).as_millis() as u64)
+            .collect();
+        assert_eq!(
+            pauses,
+            [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]
+        );
+        streak.succeeded();
+        assert_eq!(streak.failed(&full).as_millis(), 500);
+    }
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
