@@ -134,7 +134,10 @@ const SURFACES: [(&str, &str, &str, &str); 12] = [
     params(LandingParams, ("Accept" = Option<String>, Header)),
     responses((status = 200, description = "The landing page: JSON links, or HTML for a browser",
                content((LandingPage = "application/json"), (String = "text/html")))))]
-pub async fn landing(ValidQuery(params): ValidQuery<LandingParams>, headers: HeaderMap) -> Response {
+pub async fn landing(
+    ValidQuery(params): ValidQuery<LandingParams>,
+    headers: HeaderMap,
+) -> Response {
     let format = params.f.unwrap_or_else(|| negotiate(&headers));
     let base = base_url(&headers);
     let mut response = match format {

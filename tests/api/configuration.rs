@@ -124,10 +124,7 @@ fn a_dot_env_file_in_the_current_directory_is_read_and_the_real_environment_wins
     let empty = dir.join("elsewhere");
     std::fs::create_dir_all(&empty).unwrap();
     let help = String::from_utf8_lossy(&help_in(&empty, &[]).stdout).into_owned();
-    assert!(
-        !help.contains("18181"),
-        "a parent's .env was read: {help}"
-    );
+    assert!(!help.contains("18181"), "a parent's .env was read: {help}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

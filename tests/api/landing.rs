@@ -97,7 +97,10 @@ async fn an_unknown_landing_page_format_is_a_422_at_query_f() {
     let app = TestApp::new().await;
     let r = landing(&app, "/?f=xml", None).await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(r.body["detail"][0]["loc"], serde_json::json!(["query", "f"]));
+    assert_eq!(
+        r.body["detail"][0]["loc"],
+        serde_json::json!(["query", "f"])
+    );
 }
 
 #[tokio::test]
@@ -123,9 +126,13 @@ async fn every_link_of_the_landing_page_answers() {
             landing(&app, path, Some(BROWSER_ACCEPT)).await.status
         } else if link["rel"] == "graphql" {
             // The GraphQL endpoint itself: a query over GET.
-            landing(&app, "/graphql?query=%7B__typename%7D", Some("application/json"))
-                .await
-                .status
+            landing(
+                &app,
+                "/graphql?query=%7B__typename%7D",
+                Some("application/json"),
+            )
+            .await
+            .status
         } else {
             landing(&app, path, None).await.status
         };
