@@ -138,6 +138,7 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
             graphql::handler::graphql_get,
             graphql::handler::graphql_post
         ))
+        .routes(routes!(crate::web::landing::landing))
         .routes(routes!(crate::web::api_docs::index))
         .routes(routes!(crate::web::api_docs::guide))
         .routes(routes!(crate::web::graphiql::asset))

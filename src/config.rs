@@ -1,5 +1,7 @@
-//! Configuration from environment variables (and the matching command-line flags). Bad values fail
-//! at start-up, never at the first request. Every variable is listed in README.md and .env.example.
+//! Configuration from environment variables (and the matching command-line flags), read also from
+//! a `.env` file in the current directory, where the real environment wins. Bad values fail at
+//! start-up, never at the first request. Every variable is listed in README.md and .env.example
+//! (a test holds the three together).
 
 use clap::Args;
 use std::net::SocketAddr;
@@ -132,6 +134,18 @@ pub struct Config {
     /// Log lines as JSON objects (one per line) instead of text.
     #[arg(long, env = "STRS_LOG_JSON", default_value_t = false)]
     pub log_json: bool,
+}
+
+/// Loads `./.env` (the current directory only, never a parent's) into the environment when the
+/// file exists. A variable the environment already has keeps its value, so the order is: flag,
+/// then environment, then `.env`, then the default. A malformed file stops start-up. Call it
+/// before any thread starts: it sets environment variables.
+pub fn load_dotenv() -> anyhow::Result<bool> {
+    match dotenvy::from_path(".env") {
+        Ok(()) => Ok(true),
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(anyhow::Error::new(e).context("reading .env in the current directory")),
+    }
 }
 
 impl Config {

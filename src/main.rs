@@ -156,11 +156,20 @@ static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::Mi
 #[global_allocator]
 static GLOBAL: dhat::Alloc = dhat::Alloc;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // Before `.env` is read: mimalloc took its options from the real environment only.
+    spacetime_records::alloc::tune();
+    // `.env` sets environment variables: before the runtime starts any thread.
+    spacetime_records::config::load_dotenv()?;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     #[cfg(feature = "dhat-heap")]
     let _profiler = dhat::Profiler::new_heap();
-    spacetime_records::alloc::tune();
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| "info,sqlx=warn".into());

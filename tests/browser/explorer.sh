@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # The explorer in a real browser, against a real server: builds the server, starts it on a free
 # loopback port over a throw-away embedded database, and runs explorer.mjs (puppeteer-core
-# driving Debian's chromium, installed here when missing; never a downloaded browser).
+# driving Debian's chromium, which .ci/setup installs; never a downloaded browser).
 # STRS_SCREENSHOTS=dir keeps the desktop and phone screenshots it takes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "browser: installing Debian's chromium"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null
+if [ ! -x "${STRS_CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "browser: no chromium at ${STRS_CHROMIUM:-/usr/bin/chromium} (.ci/setup installs Debian's)" >&2
+  exit 1
 fi
 (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 cargo build --locked --quiet
