@@ -95,8 +95,9 @@ pub struct Config {
     pub mcp_allowed_hosts: Vec<String>,
 
     /// Browser origins allowed to call the MCP endpoint (comma-separated, with scheme, e.g.
-    /// `https://app.example.com:443`); empty by default: a request carrying any `Origin` is
-    /// refused (403), requests without one (every non-browser client) pass.
+    /// `https://app.example.com:443`); empty by default. A server bound to a loopback address
+    /// also lets in loopback origins (`http://localhost:*`, `127.0.0.1`, `[::1]`); any other
+    /// `Origin` is refused (403). Requests without one (every non-browser client) pass.
     #[arg(long, env = "STRS_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
 

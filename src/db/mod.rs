@@ -15,6 +15,7 @@ pub mod listings;
 pub mod liveness;
 pub mod lookup;
 pub mod messages;
+pub mod names;
 pub mod nearby;
 pub mod notes;
 pub mod offers;

@@ -1,32 +1,87 @@
 //! POST /graphql (queries and mutations) and GET /graphql (queries only). The body goes through the
-//! same size limit, media-type check and authentication as every REST route.
+//! same size limit, media-type check and authentication as every REST route; media types and
+//! statuses follow the GraphQL-over-HTTP spec (`graphql::http`).
 
+use super::http::{self, Media};
 use super::limits::LimitedSchema;
 use crate::error::AppError;
 use crate::rest::extract::{context, parse_json, read_body, require_json};
 use crate::state::AppState;
 use async_graphql::parser::types::OperationType;
+use axum::Extension;
 use axum::extract::{Request, State};
-use axum::response::{IntoResponse, Response};
-use axum::{Extension, Json};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 
-/// Body: `{"query": "...", "variables": {...}, "operationName": "..."}`.
+/// Body: `{"query": "...", "variables": {...}, "operationName": "..."}`. The answer's media type
+/// follows `Accept` (`graphql::http`): `application/graphql-response+json` with 400 for request
+/// errors, or `application/json` with 200 for every GraphQL result.
 #[utoipa::path(post, path = "/graphql", tag = "graphql",
     request_body(content = Object, description = "A GraphQL request"),
-    responses((status = 200, description = "A GraphQL response (errors carry extensions.code)", body = Object),
+    responses((status = 200, description = "A GraphQL response (errors carry extensions.code); with `Accept: application/graphql-response+json`, only results whose execution started",
+               content((Object = "application/json"), (Object = "application/graphql-response+json"))),
+              (status = 400, description = "A request error: a body that is not a GraphQL request (not JSON, no string `query`), or, with `Accept: application/graphql-response+json`, a document that does not parse or validate or variables that do not coerce. A GraphQL response with `errors` and no `data`",
+               content((Object = "application/json"), (Object = "application/graphql-response+json"))),
               (status = 401, body = crate::rest::ErrorBody), (status = 413, body = crate::rest::ErrorBody),
-              (status = 415, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
+              (status = 415, body = crate::rest::ErrorBody)))]
 pub async fn graphql_post(
     State(state): State<AppState>,
     Extension(schema): Extension<LimitedSchema>,
     req: Request,
 ) -> Result<Response, AppError> {
     let (parts, body) = req.into_parts();
+    let media = Media::of(&parts.headers);
     let ctx = context(&parts, &state).await?;
     let (headers, bytes) = read_body(Request::from_parts(parts, body), &state).await?;
     require_json(&headers)?;
-    let request: async_graphql::Request = parse_json(&bytes)?;
-    Ok(execute(&state, &schema, request, ctx).await)
+    let request: async_graphql::Request = match parse_json(&bytes) {
+        Ok(request) => request,
+        Err(AppError::Validation(items)) => return Ok(not_a_graphql_request(media, &items)),
+        Err(other) => return Err(other),
+    };
+    if !asks_something(&request) {
+        return Ok(missing_query(media, &["body", "query"]));
+    }
+    Ok(execute(&state, &schema, request, ctx, media).await)
+}
+
+/// A document, or a persisted query's hash in place of one.
+fn asks_something(request: &async_graphql::Request) -> bool {
+    !request.query.trim().is_empty() || request.extensions.contains_key("persistedQuery")
+}
+
+fn missing_query(media: Media, loc: &[&str]) -> Response {
+    let detail = crate::error::FieldError::new(
+        loc.iter().copied(),
+        "the GraphQL document goes in `query` (or a persisted query's hash in `extensions`)",
+        "missing",
+    );
+    http::refuse(
+        media,
+        StatusCode::BAD_REQUEST,
+        "BAD_REQUEST",
+        "no GraphQL document: POST a JSON body {\"query\": \"{ __typename }\"} or GET /graphql?query={ __typename } \
+         (a browser asking for HTML gets the GraphiQL IDE here); see /api/v1/public/agent-docs/agents_interface"
+            .to_string(),
+        serde_json::to_value([detail]).ok(),
+    )
+}
+
+/// A body that is not JSON, not an object, or without a string `query`: 400 under either media
+/// type (REST answers such bodies 422; GraphQL clients expect 400), the REST items in `detail`.
+fn not_a_graphql_request(media: Media, items: &[crate::error::FieldError]) -> Response {
+    let message = items
+        .iter()
+        .map(|item| item.msg.clone())
+        .collect::<Vec<_>>()
+        .join("; ");
+    http::refuse(
+        media,
+        StatusCode::BAD_REQUEST,
+        "BAD_REQUEST",
+        format!("not a GraphQL request: {message}"),
+        serde_json::to_value(items).ok(),
+    )
 }
 
 #[utoipa::path(get, path = "/graphql", tag = "graphql",
@@ -36,8 +91,12 @@ pub async fn graphql_post(
            ("extensions" = Option<String>, Query, description = "JSON-encoded extensions, e.g. `{\"persistedQuery\":{\"version\":1,\"sha256Hash\":\"…\"}}` (automatic persisted queries)")),
     responses((status = 101, description = "With `Upgrade: websocket` and the `graphql-transport-ws` (or `graphql-ws`) subprotocol: a WebSocket for subscriptions"),
               (status = 200, description = "A GraphQL response; with `Accept: text/html` (a browser), the GraphiQL IDE (HTML), prefilled from `query` and `variables` when given",
-               content((Object = "application/json"), (String = "text/html"))),
-              (status = 401, body = crate::rest::ErrorBody), (status = 422, body = crate::rest::ValidationErrorBody)))]
+               content((Object = "application/json"), (Object = "application/graphql-response+json"), (String = "text/html"))),
+              (status = 400, description = "A request error: no `query` (nor persisted query), parameters that do not decode, or, with `Accept: application/graphql-response+json`, a document that does not parse or validate. A GraphQL response with `errors` and no `data`",
+               content((Object = "application/json"), (Object = "application/graphql-response+json"))),
+              (status = 401, body = crate::rest::ErrorBody),
+              (status = 405, description = "A mutation: mutations are only accepted over POST (`Allow: POST`)",
+               content((Object = "application/json"), (Object = "application/graphql-response+json")))))]
 pub async fn graphql_get(
     State(state): State<AppState>,
     Extension(schema): Extension<LimitedSchema>,
@@ -53,27 +112,27 @@ pub async fn graphql_get(
     if crate::web::graphiql::wants_ide(&parts.headers) {
         return Ok(crate::web::graphiql::ide_page());
     }
+    let media = Media::of(&parts.headers);
     let query_string = parts.uri.query().unwrap_or("");
-    let parsed = async_graphql::http::parse_query_string(query_string);
-    let asks_something = parsed.as_ref().is_ok_and(|request| {
-        !request.query.trim().is_empty() || request.extensions.contains_key("persistedQuery")
-    });
-    let mut request = parsed.map_err(|e| {
-        AppError::invalid(
-            &["query"],
-            format!("invalid GraphQL GET request: {e}"),
-            "value_error",
-        )
-    })?;
-    if !asks_something {
-        return Err(AppError::invalid(
-            &["query", "query"],
-            "a GET request carries the GraphQL document in the `query` parameter (or a persisted query's hash in `extensions`)",
-            "missing",
-        ));
+    let mut request = match async_graphql::http::parse_query_string(query_string) {
+        Ok(request) => request,
+        Err(e) => {
+            let detail = crate::error::FieldError::new(
+                ["query"],
+                format!("invalid GraphQL GET request: {e}"),
+                "value_error",
+            );
+            return Ok(not_a_graphql_request(media, &[detail]));
+        }
+    };
+    if !asks_something(&request) {
+        return Ok(missing_query(media, &["query", "query"]));
     }
     if let Err(error) = schema.resolve_persisted(&mut request) {
-        return Ok(Json(async_graphql::Response::from_errors(vec![error])).into_response());
+        return Ok(http::answer(
+            media,
+            &async_graphql::Response::from_errors(vec![error]),
+        ));
     }
     let is_mutation = async_graphql::parser::parse_query(&request.query)
         .map(|doc| {
@@ -83,13 +142,20 @@ pub async fn graphql_get(
         })
         .unwrap_or(false);
     if is_mutation {
-        return Err(AppError::invalid(
-            &["query", "query"],
-            "mutations are only accepted over POST",
-            "method_not_allowed",
-        ));
+        // The GraphQL-over-HTTP spec: a mutation over GET is 405, and nothing runs.
+        let mut refused = http::refuse(
+            media,
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "mutations are only accepted over POST".to_string(),
+            None,
+        );
+        refused
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return Ok(refused);
     }
-    Ok(execute(&state, &schema, request, ctx).await)
+    Ok(execute(&state, &schema, request, ctx, media).await)
 }
 
 /// Runs a request by its document's compiled plan when it has one (`graphql::compiled`), through
@@ -99,18 +165,19 @@ async fn execute(
     schema: &LimitedSchema,
     mut request: async_graphql::Request,
     ctx: crate::ctx::Ctx,
+    media: Media,
 ) -> Response {
     let admitted = match schema.admit(&mut request) {
         Ok(admitted) => admitted,
         Err(refused) => {
-            return Json(async_graphql::Response::from_errors(vec![refused])).into_response();
+            return http::answer(media, &async_graphql::Response::from_errors(vec![refused]));
         }
     };
     if let Some(plan) = admitted.plan()
         && let Some(body) = plan.run(state, &request.variables).await
     {
         crate::telemetry::record_compiled_answer();
-        return json_body(body);
+        return http::body(media, StatusCode::OK, body);
     }
     let learning = admitted
         .undecided()
@@ -118,22 +185,11 @@ async fn execute(
     request.data = super::request_data(state, ctx);
     let response = schema.execute_admitted(request, admitted).await;
     let Some((admitted, variables)) = learning.filter(|_| response.is_ok()) else {
-        return Json(response).into_response();
+        return http::answer(media, &response);
     };
     let Ok(body) = serde_json::to_vec(&response) else {
-        return Json(response).into_response();
+        return http::answer(media, &response);
     };
     admitted.learn(schema, state, &variables, &body).await;
-    json_body(body)
-}
-
-fn json_body(body: Vec<u8>) -> Response {
-    (
-        [(
-            axum::http::header::CONTENT_TYPE,
-            axum::http::HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
+    http::body(media, StatusCode::OK, body)
 }

@@ -11,6 +11,7 @@ mod entries;
 mod errors;
 mod feedback;
 pub mod handler;
+mod http;
 pub mod limits;
 mod loaders;
 mod messages;

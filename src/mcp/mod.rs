@@ -2,6 +2,9 @@
 //! answers, the same bearer authentication as REST. Tools call the same service functions as the
 //! REST handlers and GraphQL resolvers; the agent docs and rubrics are resources.
 
+mod completion;
+mod logging;
+mod prompts;
 mod resources;
 mod schema;
 mod server;
@@ -30,6 +33,22 @@ async fn require_agent(State(state): State<AppState>, req: Request, next: Next) 
     next.run(Request::from_parts(parts, body)).await
 }
 
+/// Browser origins let in: the configured ones, and the loopback ones when the server listens on
+/// a loopback address (a page on the same machine talking to a local server is what DNS-rebinding
+/// protection lets through; a foreign origin, such as a rebound `evil.example`, stays refused).
+/// A server bound to a public address accepts only the origins it lists.
+fn allowed_origins(config: &crate::config::Config) -> Vec<String> {
+    let mut origins = config.mcp_allowed_origins.clone();
+    if config.bind.ip().is_loopback() {
+        for scheme in ["http", "https"] {
+            for host in ["localhost", "127.0.0.1", "[::1]"] {
+                origins.push(format!("{scheme}://{host}:*"));
+            }
+        }
+    }
+    origins
+}
+
 /// `/mcp` and `/mcp/`, authenticated, as a router to merge into the application.
 pub fn router<S: Clone + Send + Sync + 'static>(state: AppState) -> Router<S> {
     let config = StreamableHttpServerConfig::default()
@@ -39,7 +58,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: AppState) -> Router<S> {
         .with_sse_keep_alive(None)
         .with_max_request_body_bytes(state.config.max_body_bytes)
         .with_allowed_hosts(state.config.mcp_allowed_hosts.clone())
-        .with_allowed_origins(state.config.mcp_allowed_origins.clone())
+        .with_allowed_origins(allowed_origins(&state.config))
         .enforce_origin_validation();
     let catalogue = Arc::new(tools::catalogue());
     let for_factory = state.clone();

@@ -2,7 +2,7 @@
 //! documentation routes).
 
 use crate::services::docs;
-use rmcp::model::{Resource, ResourceContents};
+use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 
 const DOCS: &str = "strs://docs/";
 const TERMS: &str = "strs://terms/";
@@ -25,6 +25,37 @@ pub fn list() -> Vec<Resource> {
             .with_mime_type("application/json")
     });
     docs.chain(terms).chain(rubrics).collect()
+}
+
+/// The same resources by URI template, so that a client can complete the slug
+/// (`completion/complete` with a `ref/resource`).
+pub fn templates() -> Vec<ResourceTemplate> {
+    vec![
+        ResourceTemplate::new(format!("{DOCS}{{slug}}"), "agent_guide")
+            .with_description("An agent guide by its slug (Markdown)")
+            .with_mime_type("text/markdown"),
+        ResourceTemplate::new(format!("{TERMS}{{slug}}"), "terms")
+            .with_description("Terms of service for agents (Markdown)")
+            .with_mime_type("text/markdown"),
+        ResourceTemplate::new(format!("{RUBRICS}{{entry_type}}"), "context_rubric")
+            .with_description(
+                "The context rubric of an entry type: entity, listing or request (JSON)",
+            )
+            .with_mime_type("application/json"),
+    ]
+}
+
+/// The values of a template's variable: guide slugs, terms slugs or rubric entry types.
+pub fn template_slugs(uri_template: &str, variable: &str) -> Option<&'static [&'static str]> {
+    match (
+        uri_template.strip_suffix(&format!("{{{variable}}}"))?,
+        variable,
+    ) {
+        (DOCS, "slug") => Some(docs::AGENT_DOC_SLUGS),
+        (TERMS, "slug") => Some(docs::TERMS_SLUGS),
+        (RUBRICS, "entry_type") => Some(docs::RUBRIC_TYPES),
+        _ => None,
+    }
 }
 
 /// The contents of `uri`, or None for an unknown one.

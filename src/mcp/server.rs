@@ -1,15 +1,19 @@
-//! The rmcp server handler: lists and calls the tools, lists and reads the resources.
+//! The rmcp server handler: lists and calls the tools, lists and reads the resources, lists and
+//! gets the prompts, completes their arguments, and sends log notifications at the level a
+//! request asks for (`logging`).
 
-use super::resources;
 use super::tools::ToolDef;
+use super::{completion, logging, prompts, resources};
 use crate::ctx::Ctx;
 use crate::error::AppError;
 use crate::state::AppState;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -56,11 +60,16 @@ fn tool_error(error: AppError) -> CallToolResult {
 }
 
 impl ServerHandler for McpServer {
+    // `logging` is deprecated by SEP-2577, but clients of 2025 revisions still use it.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
+                .enable_completions()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -94,15 +103,36 @@ impl ServerHandler for McpServer {
         let ctx = caller(&context)
             .ok_or_else(|| McpError::internal_error("the caller was not authenticated", None))?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let tool = request.name.as_ref();
         // A tool that writes is refused while the data volume is below its floor, as REST and
         // GraphQL writes are (`storage::space`).
         let writes = def.tool.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true);
         if writes && let Err(refused) = self.state.disk.ensure_room() {
             return Ok(CallToolResponse::Complete(tool_error(refused)));
         }
-        let result = match (def.call)(self.state.clone(), ctx, arguments).await {
-            Ok(value) => CallToolResult::structured(value),
-            Err(error) => tool_error(error),
+        logging::debug(&context, json!({"tool": tool, "event": "called"})).await;
+        let started = std::time::Instant::now();
+        let outcome = (def.call)(self.state.clone(), ctx, arguments).await;
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        let result = match outcome {
+            Ok(value) => {
+                logging::info(
+                    &context,
+                    json!({"tool": tool, "event": "succeeded", "elapsed_ms": elapsed_ms}),
+                )
+                .await;
+                CallToolResult::structured(value)
+            }
+            Err(error) => {
+                let line = json!({"tool": tool, "event": "refused", "status": error.status(),
+                    "code": error.code(), "elapsed_ms": elapsed_ms});
+                if error.status() >= 500 {
+                    logging::error(&context, line).await;
+                } else {
+                    logging::warning(&context, line).await;
+                }
+                tool_error(error)
+            }
         };
         Ok(CallToolResponse::Complete(result))
     }
@@ -129,5 +159,62 @@ impl ServerHandler for McpServer {
                 None,
             )),
         }
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let ctx = caller(&context)
+            .ok_or_else(|| McpError::internal_error("the caller was not authenticated", None))?;
+        let arguments = request.arguments.unwrap_or_default();
+        let prompt = prompts::get(&self.state, &ctx, &request.name, arguments).await?;
+        Ok(GetPromptResponse::Complete(prompt))
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        match completion::complete(&self.state, &request).await {
+            Ok(info) => Ok(CompleteResult::new(info)),
+            Err(error) => {
+                if let AppError::Internal(e) = &error {
+                    tracing::error!(error = ?e, "MCP completion failed");
+                }
+                Err(McpError::internal_error(error.public_message(), None))
+            }
+        }
+    }
+
+    /// Accepted and answered `{}`: a stateless server has no session to keep the level in; the
+    /// level travels with each request instead (`logging`).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Ok(())
     }
 }

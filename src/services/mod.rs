@@ -16,6 +16,7 @@ pub mod lookup;
 pub mod merge;
 pub mod messages;
 pub mod metrics;
+pub mod names;
 pub mod nearby;
 pub mod notes;
 pub mod principals;

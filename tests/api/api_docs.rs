@@ -148,7 +148,9 @@ async fn a_browser_asking_for_graphql_gets_the_bundled_graphiql_ide() {
     let client = app.get("/graphql").await;
     assert_eq!(
         client.status,
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "a client without a query gets a 422"
+        StatusCode::BAD_REQUEST,
+        "a client without a query gets a 400 saying how to ask"
     );
+    let message = client.body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("query"), "{message}");
 }

@@ -186,11 +186,21 @@ async fn get_serves_queries_but_never_mutations() {
     .body(Body::empty())
     .unwrap();
     let r = app.send(req).await;
-    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{}", r.text);
+    assert_eq!(r.headers["allow"], "POST");
+    assert_eq!(
+        r.body["errors"][0]["extensions"]["code"],
+        "METHOD_NOT_ALLOWED"
+    );
     for missing in ["/graphql", "/graphql?operationName=x", "/graphql?query=%20"] {
         let r = app.get(missing).await;
-        assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{missing}");
-        assert_eq!(r.body["detail"][0]["loc"], json!(["query", "query"]));
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{missing}");
+        assert_eq!(r.body["errors"][0]["extensions"]["code"], "BAD_REQUEST");
+        assert_eq!(
+            r.body["errors"][0]["extensions"]["detail"][0]["loc"],
+            json!(["query", "query"])
+        );
+        assert!(r.body.get("data").is_none(), "{}", r.text);
     }
 }
 
@@ -285,7 +295,7 @@ async fn automatic_persisted_queries_follow_the_apollo_protocol() {
         .await;
     assert_eq!(
         refused.status,
-        StatusCode::UNPROCESSABLE_ENTITY,
+        StatusCode::METHOD_NOT_ALLOWED,
         "{}",
         refused.text
     );

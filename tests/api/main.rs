@@ -22,6 +22,7 @@ mod graphql_api;
 mod graphql_compiled;
 mod graphql_documents;
 mod graphql_graph;
+mod graphql_http;
 mod graphql_limits;
 mod graphql_statements;
 mod graphql_totals;

@@ -390,3 +390,354 @@ async fn configured_origins_and_hosts_are_let_in() {
     .await;
     assert_eq!(host.status(), 200);
 }
+
+fn prompt_text(result: &rmcp::model::GetPromptResult) -> String {
+    serde_json::to_string(&result.messages).unwrap()
+}
+
+#[tokio::test]
+async fn prompts_guide_publishing_explain_provenance_and_list_what_is_in_review() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Prompted Agent").await;
+    let (lat, lng) = (53.4808, -2.2426);
+    let acme = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Acme Plumbing",
+                lat,
+                lng,
+                json!({"website_url": "https://acme-prompt.example"}),
+            ),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let url = serve(&app).await;
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url).auth_header(key.clone()),
+        ))
+        .await
+        .expect("initialize handshake");
+    let capabilities = &client.peer_info().unwrap().capabilities;
+    assert!(capabilities.prompts.is_some() && capabilities.completions.is_some());
+
+    let prompts = client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["publish_entry", "explain_provenance", "review_for_me"]
+    );
+    assert!(prompts.iter().all(|p| p.description.is_some()));
+
+    let publish = client
+        .get_prompt(
+            rmcp::model::GetPromptRequestParams::new("publish_entry").with_arguments(arguments(
+                json!({"entry_type": "listing", "subject": "Acme boiler service"}),
+            )),
+        )
+        .await
+        .unwrap();
+    let text = prompt_text(&publish);
+    for step in [
+        "get_context_rubric",
+        "search_records",
+        "Acme boiler service",
+        "evaluate_entry_draft",
+        "create_space_time_entry",
+        "idempotency_key",
+        "get_entry_processing_result",
+        "get_canonical_record",
+        "strs://rubrics/listing",
+        "minimum_viable_context",
+    ] {
+        assert!(text.contains(step), "{step} missing from {text}");
+    }
+    let unknown_type = client
+        .get_prompt(
+            rmcp::model::GetPromptRequestParams::new("publish_entry")
+                .with_arguments(arguments(json!({"entry_type": "shop"}))),
+        )
+        .await;
+    assert!(unknown_type.is_err(), "an unknown entry type is refused");
+
+    let provenance = client
+        .get_prompt(
+            rmcp::model::GetPromptRequestParams::new("explain_provenance").with_arguments(
+                arguments(json!({"canonical_table": "canonical.entities", "record_id": acme})),
+            ),
+        )
+        .await
+        .unwrap();
+    let text = prompt_text(&provenance);
+    assert!(
+        text.contains("Acme Plumbing") && text.contains("created"),
+        "{text}"
+    );
+    let missing = client
+        .get_prompt(
+            rmcp::model::GetPromptRequestParams::new("explain_provenance").with_arguments(
+                arguments(json!({"canonical_table": "canonical.entities", "record_id": uuid::Uuid::nil()})),
+            ),
+        )
+        .await;
+    assert!(missing.is_err(), "a missing record is refused");
+
+    let empty = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("review_for_me"))
+        .await
+        .unwrap();
+    assert!(prompt_text(&empty).contains("None of your entries"));
+    // Acme's name with another record's phone, close to both: processing cannot decide alone.
+    let (east_lat, east_lng) = crate::harness::east(lat, lng, 40.0);
+    app.publish(
+        &key,
+        &admin,
+        entity_entry(
+            "Bolt Heating",
+            east_lat,
+            east_lng,
+            json!({"phone": "0161 496 0777"}),
+        ),
+    )
+    .await;
+    let (mid_lat, mid_lng) = crate::harness::east(lat, lng, 20.0);
+    let split = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry(
+                "Acme Plumbing",
+                mid_lat,
+                mid_lng,
+                json!({"phone": "0161 496 0777"}),
+            ),
+        )
+        .await;
+    assert_eq!(split["status"], "review_required", "{split}");
+    let waiting = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("review_for_me"))
+        .await
+        .unwrap();
+    let text = prompt_text(&waiting);
+    assert!(
+        text.contains(split["space_time_entry_id"].as_str().unwrap()),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn completion_offers_types_slugs_and_record_ids_by_name() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Completing Agent").await;
+    let bakery = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry("Ancoats Bakery", 53.4839, -2.2350, json!({})),
+        )
+        .await["canonical_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.publish(
+        &key,
+        &admin,
+        entity_entry("Northern Quarter Books", 53.4840, -2.2360, json!({})),
+    )
+    .await;
+    let url = serve(&app).await;
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(url).auth_header(key),
+        ))
+        .await
+        .unwrap();
+    let prompt = |argument: &'static str, value: &'static str| {
+        client.complete_prompt_simple(
+            if argument == "entry_type" {
+                "publish_entry"
+            } else {
+                "explain_provenance"
+            },
+            argument,
+            value,
+        )
+    };
+    assert_eq!(prompt("entry_type", "li").await.unwrap(), ["listing"]);
+    assert_eq!(prompt("entry_type", "").await.unwrap().len(), 4);
+    assert_eq!(
+        prompt("canonical_table", "canonical.e").await.unwrap(),
+        ["canonical.entities"]
+    );
+    assert_eq!(
+        prompt("record_id", "ancoats ba").await.unwrap(),
+        [bakery.clone()]
+    );
+    assert_eq!(
+        prompt("record_id", "Bakery").await.unwrap(),
+        Vec::<String>::new()
+    );
+    let in_listings = client
+        .complete_prompt_argument(
+            "explain_provenance",
+            "record_id",
+            "Ancoats",
+            Some(rmcp::model::CompletionContext::with_arguments(
+                [(
+                    "canonical_table".to_string(),
+                    "canonical.listings".to_string(),
+                )]
+                .into(),
+            )),
+        )
+        .await
+        .unwrap();
+    assert!(in_listings.values.is_empty(), "{in_listings:?}");
+    assert_eq!(
+        client
+            .complete_resource_simple("strs://rubrics/{entry_type}", "entry_type", "re")
+            .await
+            .unwrap(),
+        ["request"]
+    );
+    assert!(
+        client
+            .complete_resource_simple("strs://docs/{slug}", "slug", "agent_")
+            .await
+            .unwrap()
+            .contains(&"agent_ingestion".to_string())
+    );
+    assert!(
+        client
+            .complete_prompt_simple("no_such_prompt", "x", "y")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert_eq!(templates.len(), 3);
+    client.cancel().await.unwrap();
+}
+
+fn tool_call(meta: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "get_context_rubric", "arguments": {"entry_type": "entity"}, "_meta": meta}})
+}
+
+#[tokio::test]
+async fn log_notifications_follow_the_level_each_request_asks_for() {
+    let app = TestApp::new().await;
+    let (_, key) = app.register("Logged Agent").await;
+    let url = serve(&app).await;
+    let version = [("mcp-protocol-version", "2025-06-18")];
+    let set = post(
+        &url,
+        Some(&key),
+        &version,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}}),
+    )
+    .await;
+    assert_eq!(set.status(), 200);
+    let set: Value = set.json().await.unwrap();
+    assert_eq!(set["result"], json!({}), "{set}");
+
+    // No level asked: a plain JSON answer, no notification.
+    let quiet = post(&url, Some(&key), &version, tool_call(json!({}))).await;
+    assert!(
+        quiet.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    let quiet = quiet.text().await.unwrap();
+    assert!(!quiet.contains("notifications/message"), "{quiet}");
+
+    // Info asked for: the info line arrives before the result; the debug line does not.
+    let level = |level: &str| json!({"io.modelcontextprotocol/logLevel": level});
+    let logged = post(&url, Some(&key), &version, tool_call(level("info"))).await;
+    assert_eq!(logged.status(), 200);
+    let stream = logged.text().await.unwrap();
+    let notice = stream.find("notifications/message").expect(&stream);
+    assert!(
+        stream.contains("\"level\":\"info\"") && stream.contains("succeeded"),
+        "{stream}"
+    );
+    assert!(!stream.contains("\"level\":\"debug\""), "{stream}");
+    assert!(notice < stream.find("\"result\"").unwrap(), "{stream}");
+
+    let debug = post(&url, Some(&key), &version, tool_call(level("debug"))).await;
+    let stream = debug.text().await.unwrap();
+    assert!(stream.contains("\"level\":\"debug\""), "{stream}");
+
+    // Only errors asked for: a successful call sends nothing.
+    let errors_only = post(&url, Some(&key), &version, tool_call(level("error"))).await;
+    let stream = errors_only.text().await.unwrap();
+    assert!(!stream.contains("notifications/message"), "{stream}");
+}
+
+#[tokio::test]
+async fn a_loopback_bound_server_lets_in_loopback_origins_and_a_public_one_only_its_own() {
+    let app = TestApp::new().await;
+    let (_, key) = app.register("Local Browser").await;
+    let url = serve(&app).await;
+    for origin in [
+        "http://localhost:6274",
+        "http://127.0.0.1:3000",
+        "http://[::1]:8080",
+        "https://localhost",
+    ] {
+        let r = post(
+            &url,
+            Some(&key),
+            &[("origin", origin)],
+            initialize("2025-11-25"),
+        )
+        .await;
+        assert_eq!(r.status(), 200, "{origin}");
+    }
+    for origin in [
+        "http://evil.example",
+        "http://localhost.evil.example:6274",
+        "null",
+    ] {
+        let r = post(
+            &url,
+            Some(&key),
+            &[("origin", origin)],
+            initialize("2025-11-25"),
+        )
+        .await;
+        assert_eq!(r.status(), 403, "{origin}");
+    }
+
+    let public = TestApp::with_config(|c| {
+        c.bind = "0.0.0.0:8080".parse().unwrap();
+        c.mcp_allowed_origins = vec!["https://app.example:443".into()];
+    })
+    .await;
+    let (_, key) = public.register("Public Browser").await;
+    let url = serve(&public).await;
+    let local = post(
+        &url,
+        Some(&key),
+        &[("origin", "http://localhost:6274")],
+        initialize("2025-11-25"),
+    )
+    .await;
+    assert_eq!(local.status(), 403, "a public deployment lists its origins");
+    let listed = post(
+        &url,
+        Some(&key),
+        &[("origin", "https://app.example")],
+        initialize("2025-11-25"),
+    )
+    .await;
+    assert_eq!(listed.status(), 200);
+}
