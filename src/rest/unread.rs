@@ -1,6 +1,7 @@
 //! Request bodies the service answered without reading whole: refused before the handler read
 //! it (a 401, a 503 while the database is down, a 413), or still trickling in when the request
-//! timed out.
+//! timed out. The rest of a 413's body is never read (it is over the limit already): the answer
+//! closes the connection.
 //!
 //! A server that answers and closes while the client is still sending makes the client's kernel
 //! see a reset: a keep-alive client then often reports a broken pipe instead of the answer. So
@@ -123,8 +124,9 @@ pub async fn settle(
     }
     let leftover = tracker.leftover.lock().ok().and_then(|mut l| l.take());
     let drained = match leftover {
-        // A body that trickled past the request timeout would trickle past this one too.
-        Some(body) if !expects_continue && response.status().as_u16() != 408 => {
+        // A body that trickled past the request timeout would trickle past this one too, and
+        // one refused as too large is known to be larger than anything worth reading on.
+        Some(body) if !expects_continue && !matches!(response.status().as_u16(), 408 | 413) => {
             tokio::time::timeout(DRAIN_TIME, drain(body, DRAIN_LIMIT))
                 .await
                 .unwrap_or(false)
