@@ -93,6 +93,21 @@ impl Shop {
         self.app.request("POST", &path, None, key).await
     }
 
+    /// Runs `spacetime-records admin <command> --proposal-id <proposal's id>` as the operator.
+    fn cli(&self, command: &str, proposal: &Value) -> std::process::Output {
+        let id = proposal["id"].as_str().unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+            .args(["admin", command, "--proposal-id", id])
+            .env("DATABASE_URL", self.app.database_url())
+            .env("STRS_ADMIN_API_KEY", &self.admin)
+            .env(
+                "STRS_DATA_DIR",
+                crate::harness::tmp_dir().join(format!("cli-{command}-{id}")),
+            )
+            .output()
+            .unwrap()
+    }
+
     /// The shop as a replay of its history makes it (`entity(id, asOf: now)`).
     async fn as_of(&self) -> Value {
         let g = self
@@ -378,21 +393,7 @@ async fn operators_decide_over_graphql_and_the_cli_and_of_two_at_once_one_wins()
 
     // Accepted over the CLI: the record takes the website.
     let website = node("website_url");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "accept-field-proposal",
-            "--proposal-id",
-            website["id"].as_str().unwrap(),
-        ])
-        .env("DATABASE_URL", s.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &s.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-{}", website["id"].as_str().unwrap())),
-        )
-        .output()
-        .unwrap();
+    let output = s.cli("accept-field-proposal", &website);
     assert!(
         output.status.success(),
         "{}",
@@ -405,21 +406,7 @@ async fn operators_decide_over_graphql_and_the_cli_and_of_two_at_once_one_wins()
         "https://apex-drains.example"
     );
     // The CLI's dismissal of what is no longer open fails, saying why.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "dismiss-field-proposal",
-            "--proposal-id",
-            website["id"].as_str().unwrap(),
-        ])
-        .env("DATABASE_URL", s.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &s.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-d-{}", website["id"].as_str().unwrap())),
-        )
-        .output()
-        .unwrap();
+    let output = s.cli("dismiss-field-proposal", &website);
     assert!(!output.status.success());
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("not open"),
