@@ -32,7 +32,8 @@ pub struct ReviewItem {
     /// Which rule found the doubt, when one did.
     pub why: Option<String>,
     pub candidates: Vec<ReviewCandidate>,
-    /// Identity fields the entry would have replaced on an established record.
+    /// Identity fields the entry would have replaced on an established record (entries held
+    /// under earlier rules: today such a value links and waits as a field proposal).
     pub fields: Vec<String>,
     pub created_at_tstamp_utc: DateTime<Utc>,
 }

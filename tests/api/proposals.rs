@@ -93,6 +93,35 @@ impl Shop {
         self.app.request("POST", &path, None, key).await
     }
 
+    /// Runs `spacetime-records admin <command> --proposal-id <proposal's id>` as the operator.
+    fn cli(&self, command: &str, proposal: &Value) -> std::process::Output {
+        let id = proposal["id"].as_str().unwrap();
+        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+            .args(["admin", command, "--proposal-id", id])
+            .env("DATABASE_URL", self.app.database_url())
+            .env("STRS_ADMIN_API_KEY", &self.admin)
+            .env(
+                "STRS_DATA_DIR",
+                crate::harness::tmp_dir().join(format!("cli-{command}-{id}")),
+            )
+            .output()
+            .unwrap()
+    }
+
+    /// The shop as a replay of its history makes it (`entity(id, asOf: now)`).
+    async fn as_of(&self) -> Value {
+        let g = self
+            .app
+            .graphql(
+                "query($id: UUID!, $at: DateTime!) { entity(id: $id, asOf: $at) { phone description } }",
+                json!({"id": self.id, "at": chrono::Utc::now().to_rfc3339()}),
+                None,
+            )
+            .await;
+        assert!(g.body["errors"].is_null(), "{}", g.text);
+        g.body["data"]["entity"].clone()
+    }
+
     async fn count(&self, sql: &str) -> i64 {
         self.app.count(sql).await
     }
@@ -179,6 +208,11 @@ async fn a_contested_phone_links_the_entry_keeps_the_record_and_waits_with_both_
         .find(|p| p["agent_id"] != carol_id.to_string())
         .unwrap();
 
+    // A replay of the record's history keeps the contested phone too.
+    let replayed = s.as_of().await;
+    assert_eq!(replayed["phone"], "0161 496 0440", "{replayed}");
+    assert_eq!(replayed["description"], "Emergency callouts");
+
     // Only operators decide.
     let r = s.decide(carols, "accept", Some(&carol)).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
@@ -226,23 +260,9 @@ async fn a_contested_phone_links_the_entry_keeps_the_record_and_waits_with_both_
         "{}",
         provenance.text
     );
-    let g = s
-        .app
-        .graphql(
-            "query($id: UUID!, $at: DateTime!) { entity(id: $id, asOf: $at) { phone description } }",
-            json!({"id": s.id, "at": chrono::Utc::now().to_rfc3339()}),
-            None,
-        )
-        .await;
-    assert_eq!(
-        g.body["data"]["entity"]["phone"], "0161 496 0999",
-        "{}",
-        g.text
-    );
-    assert_eq!(
-        g.body["data"]["entity"]["description"],
-        "Emergency callouts"
-    );
+    let replayed = s.as_of().await;
+    assert_eq!(replayed["phone"], "0161 496 0999", "{replayed}");
+    assert_eq!(replayed["description"], "Emergency callouts");
 
     // Dave's number contested the old one: moot now. Deciding anything not open is a conflict.
     let dave_now = s
@@ -373,21 +393,7 @@ async fn operators_decide_over_graphql_and_the_cli_and_of_two_at_once_one_wins()
 
     // Accepted over the CLI: the record takes the website.
     let website = node("website_url");
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "accept-field-proposal",
-            "--proposal-id",
-            website["id"].as_str().unwrap(),
-        ])
-        .env("DATABASE_URL", s.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &s.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-{}", website["id"].as_str().unwrap())),
-        )
-        .output()
-        .unwrap();
+    let output = s.cli("accept-field-proposal", &website);
     assert!(
         output.status.success(),
         "{}",
@@ -400,21 +406,7 @@ async fn operators_decide_over_graphql_and_the_cli_and_of_two_at_once_one_wins()
         "https://apex-drains.example"
     );
     // The CLI's dismissal of what is no longer open fails, saying why.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "dismiss-field-proposal",
-            "--proposal-id",
-            website["id"].as_str().unwrap(),
-        ])
-        .env("DATABASE_URL", s.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &s.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-d-{}", website["id"].as_str().unwrap())),
-        )
-        .output()
-        .unwrap();
+    let output = s.cli("dismiss-field-proposal", &website);
     assert!(!output.status.success());
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("not open"),

@@ -505,6 +505,7 @@ async fn merge(
     let (mut write, mut changed, mut keys) = merged_write(locked, entry, draft);
     let replaced = replaced_identity(&before, &write, &setters, entry.agent_id);
     let mut contested = Vec::new();
+    let mut kept: Vec<&str> = Vec::new();
     if !replaced.is_empty() && view.operator.is_none() {
         let agents = crate::db::contributions::contributing_agents(conn, TABLE, id).await?;
         if agents >= ESTABLISHED_BY_AGENTS {
@@ -534,6 +535,7 @@ async fn merge(
             }
             keys = keep_fields(&mut write, &before, &setters, &replaced);
             changed.retain(|f| !replaced.contains(&f.as_str()));
+            kept = replaced;
         }
     }
     // A proposal contests the value the record had: once the field changes otherwise, it is moot.
@@ -567,14 +569,13 @@ async fn merge(
         _ => {}
     }
     let mut decision = Decision::merged(TABLE, id, entry, changed, &meta);
-    if !contested.is_empty() {
-        let fields: Vec<&str> = replaced.clone();
+    if !kept.is_empty() {
         decision.reason = format!(
             "{}; the record keeps its {} (contested: a field proposal waits for an operator)",
             decision.reason,
-            fields.join(", ")
+            kept.join(", ")
         );
-        decision.metadata["contested_fields"] = json!(fields);
+        decision.metadata["contested_fields"] = json!(kept);
         decision.metadata["field_proposals"] = Value::Array(contested);
     }
     Ok(decision)
