@@ -195,12 +195,10 @@ async fn run() -> anyhow::Result<()> {
         }
         Command::Migrate => {
             let (url, cluster) = app::database_url(&cli.config).await?;
-            let migrated = app::build_state(cli.config, &url).await.map(|state| {
-                println!("migrations applied");
-                state
-            });
+            let migrated = app::build_state(cli.config, &url).await;
             // The pools close before the cluster this command started stops.
             if let Ok(state) = &migrated {
+                println!("migrations applied");
                 state.pool.close().await;
             }
             stop_if_started_here(cluster).await?;

@@ -71,34 +71,28 @@ fn complete_operation(operation: &mut Operation) {
     }
 }
 
-fn operations(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
+/// Each operation of a path, and whether it writes.
+fn operations(item: &mut PathItem) -> impl Iterator<Item = (&mut Operation, bool)> {
     [
-        item.get.as_mut(),
-        item.put.as_mut(),
-        item.post.as_mut(),
-        item.delete.as_mut(),
-        item.patch.as_mut(),
+        (item.get.as_mut(), false),
+        (item.put.as_mut(), true),
+        (item.post.as_mut(), true),
+        (item.delete.as_mut(), true),
+        (item.patch.as_mut(), true),
     ]
     .into_iter()
-    .flatten()
+    .filter_map(|(operation, writes)| Some((operation?, writes)))
 }
 
 pub fn complete(api: &mut OpenApi) {
     for item in api.paths.paths.values_mut() {
-        operations(item).for_each(complete_operation);
-        writes(item).for_each(complete_write);
+        for (operation, writes) in operations(item) {
+            complete_operation(operation);
+            if writes {
+                complete_write(operation);
+            }
+        }
     }
-}
-
-fn writes(item: &mut PathItem) -> impl Iterator<Item = &mut Operation> {
-    [
-        item.put.as_mut(),
-        item.post.as_mut(),
-        item.delete.as_mut(),
-        item.patch.as_mut(),
-    ]
-    .into_iter()
-    .flatten()
 }
 
 /// What a write can meet besides: a body that arrives too slowly, and a full disk

@@ -3,12 +3,12 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 
 /// (form field name, file name, declared content type, bytes)
-type Part<'a> = (&'a str, Option<&'a str>, Option<&'a str>, &'a [u8]);
+pub(crate) type Part<'a> = (&'a str, Option<&'a str>, Option<&'a str>, &'a [u8]);
 
 const PNG: &[u8] =
     b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89";
 
-fn multipart(key: &str, parts: &[Part<'_>]) -> Request<Body> {
+pub(crate) fn multipart(key: &str, parts: &[Part<'_>]) -> Request<Body> {
     let boundary = "XBOUNDARYX";
     let mut body = Vec::new();
     for (name, filename, content_type, bytes) in parts {

@@ -98,33 +98,19 @@ fn temporary_files(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// An entry with `files` as plain-text attachments.
 fn multipart(key: &str, files: &[Vec<u8>]) -> Request<Body> {
-    let boundary = "XDISKX";
-    let mut body = format!(
-        "--{boundary}\r\nContent-Disposition: form-data; name=\"entry\"\r\n\r\n{}\r\n",
-        entity_entry("Full Disk Ltd", 53.48, -2.24, json!({}))
-    )
-    .into_bytes();
-    for (i, bytes) in files.iter().enumerate() {
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"attachments\"; \
-                 filename=\"f{i}.txt\"\r\nContent-Type: text/plain\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
+    let entry = entity_entry("Full Disk Ltd", 53.48, -2.24, json!({})).to_string();
+    let mut parts = vec![("entry", None, None, entry.as_bytes())];
+    for bytes in files {
+        parts.push((
+            "attachments",
+            Some("f.txt"),
+            Some("text/plain"),
+            bytes.as_slice(),
+        ));
     }
-    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
-    Request::post("/api/v1/space-time-entries")
-        .header("authorization", format!("Bearer {key}"))
-        .header(
-            "content-type",
-            format!("multipart/form-data; boundary={boundary}"),
-        )
-        .body(Body::from(body))
-        .unwrap()
+    crate::attachments::multipart(key, &parts)
 }
 
 /// A JSON-RPC call of an MCP tool, answered as the tool's structured result.
@@ -288,7 +274,7 @@ async fn temporary_files_left_by_an_interrupted_write_are_swept_at_start() {
 #[tokio::test]
 async fn the_embedded_default_on_a_small_disk_refuses_writes_before_postgres_runs_out_and_recovers()
 {
-    use crate::processes::{call, spawn_with_log};
+    use crate::processes::{call, spawn_embedded};
     use reqwest::Method;
     let Some(disk) = SmallDisk::mount("embedded-disk", 160) else {
         return;
@@ -298,29 +284,10 @@ async fn the_embedded_default_on_a_small_disk_refuses_writes_before_postgres_run
         "embedded-disk-{}.log",
         uuid::Uuid::new_v4().simple()
     ));
-    let mut server = spawn_with_log(
-        "",
-        &[],
-        data_dir.clone(),
-        &[
-            ("STRS_MIN_FREE_DISK_MB", "48"),
-            ("RUST_LOG", "info,sqlx=warn"),
-        ],
-        Some(&log),
-    )
-    .await;
+    let (mut server, key) =
+        spawn_embedded(data_dir.clone(), &[("STRS_MIN_FREE_DISK_MB", "48")], &log).await;
     let base = server.base_url();
     let client = reqwest::Client::new();
-    let (status, body) = call(
-        &client,
-        Method::POST,
-        &format!("{base}/api/v1/agents/register"),
-        None,
-        Some(&json!({"agent_type": "api_agent", "display_name": "Small Disk"})),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
-    let key = body["api_key"].as_str().unwrap().to_string();
     let entries = format!("{base}/api/v1/space-time-entries");
     let entry = entity_entry("Small Disk Ltd", 53.48, -2.24, json!({}));
     let post = || call(&client, Method::POST, &entries, Some(&key), Some(&entry));

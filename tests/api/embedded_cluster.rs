@@ -5,7 +5,7 @@
 //! leave alone one they found running.
 
 use crate::harness::tmp_dir;
-use crate::processes::{call, spawn_with_log};
+use crate::processes::{call, spawn_embedded};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
@@ -64,34 +64,20 @@ fn command(data_dir: &Path, args: &[&str]) -> (std::process::ExitStatus, String)
     (output.status, text)
 }
 
+/// A post's status, `Retry-After` and body.
+type Answer = (u16, Option<String>, Value);
+
 #[tokio::test]
 async fn the_embedded_postgres_killed_while_clients_post_is_restarted_and_loses_nothing() {
     let dir = fresh_data_dir("killed");
     let _cleanup = Cleanup(dir.clone());
     let log = dir.join("server.log");
-    let mut server = spawn_with_log(
-        "",
-        &[],
-        dir.clone(),
-        &[("RUST_LOG", "info,sqlx=warn")],
-        Some(&log),
-    )
-    .await;
+    let (mut server, key) = spawn_embedded(dir.clone(), &[], &log).await;
     let base = server.base_url();
     let client = reqwest::Client::new();
-    let (status, body) = call(
-        &client,
-        Method::POST,
-        &format!("{base}/api/v1/agents/register"),
-        None,
-        Some(&json!({"agent_type": "api_agent", "display_name": "Poster"})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{body}");
-    let key = body["api_key"].as_str().unwrap().to_string();
 
     // Eight clients post until told to stop; every answer is kept.
-    let answers: Arc<Mutex<Vec<(u16, Option<String>, Value)>>> = Arc::default();
+    let answers: Arc<Mutex<Vec<Answer>>> = Arc::default();
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut clients = Vec::new();
     for c in 0..8 {
@@ -255,14 +241,7 @@ async fn commands_stop_the_cluster_they_started_and_leave_one_they_found_running
         "migrate stopped a cluster it did not start"
     );
     let log = dir.join("serve.log");
-    let mut server = spawn_with_log(
-        "",
-        &[],
-        dir.clone(),
-        &[("RUST_LOG", "info,sqlx=warn")],
-        Some(&log),
-    )
-    .await;
+    let (mut server, _) = spawn_embedded(dir.clone(), &[], &log).await;
     let client = reqwest::Client::new();
     let (_, ready) = call(
         &client,

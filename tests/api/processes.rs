@@ -71,6 +71,29 @@ pub async fn spawn_with_log(
     server
 }
 
+/// The binary as an operator first runs it: no `DATABASE_URL`, its own PostgreSQL in
+/// `data_dir`, logging at info to `log`, with `env` on top; and an API key of a fresh agent.
+pub async fn spawn_embedded(
+    data_dir: PathBuf,
+    env: &[(&str, &str)],
+    log: &std::path::Path,
+) -> (ServerProcess, String) {
+    let mut env = env.to_vec();
+    env.push(("RUST_LOG", "info,sqlx=warn"));
+    let server = spawn_with_log("", &[], data_dir, &env, Some(log)).await;
+    let (status, body) = call(
+        &reqwest::Client::new(),
+        reqwest::Method::POST,
+        &format!("{}/api/v1/agents/register", server.base_url()),
+        None,
+        Some(&serde_json::json!({"agent_type": "api_agent", "display_name": "Operator's first agent"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let key = body["api_key"].as_str().unwrap().to_string();
+    (server, key)
+}
+
 /// The topology's primary: one throw-away cluster for the whole test run, apart from the main
 /// test cluster so that its replicas replay only the multi-process tests' traffic.
 fn primary() -> &'static Arc<EmbeddedCluster> {
