@@ -425,7 +425,9 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         push_point(qb, point);
         qb.push(", id LIMIT ").bind(Param::Int(req.max_results));
     }
-    qb.push(") AS matched");
+    // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
+    // use (the name's share twice: in the text score and in the tier).
+    qb.push(" OFFSET 0) AS matched");
     if let TextQuery::Corrected(c) = text
         && c.need == Need::HalfOrName
     {
@@ -464,6 +466,20 @@ fn distance_scale(req: &SearchRequest) -> f64 {
         .max(1.0)
 }
 
+fn push_union(
+    qb: &mut Statement,
+    specs: &[&'static TableSpec],
+    req: &SearchRequest,
+    text: &TextQuery,
+) {
+    for (i, spec) in specs.iter().enumerate() {
+        if i > 0 {
+            qb.push(" UNION ALL ");
+        }
+        push_table(qb, spec, req, text);
+    }
+}
+
 /// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
 pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     let specs = tables(req);
@@ -478,6 +494,15 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
         SortOrder::Relevance => "tier DESC, score DESC, id",
     };
     let mut qb = Statement::default();
+    let prune = matches!(text, TextQuery::Corrected(c) if c.need != Need::Every);
+    if prune {
+        // Look-alikes (docs/search.md): when some hit is complete, a partial hit stays only in
+        // the country of a complete one, or near the caller's point. The hits are gathered once
+        // (a CTE used twice is materialised); the countries of the complete ones are hashed.
+        qb.push("WITH hits AS (");
+        push_union(&mut qb, &specs, req, text);
+        qb.push("), complete AS (SELECT country_code FROM hits WHERE tier > 0) ");
+    }
     // The ranked hits first; the records are built for the kept rows only.
     qb.push("SELECT top.*, CASE top.canonical_table");
     for spec in &specs {
@@ -486,29 +511,16 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     qb.push(" END AS record FROM (SELECT canonical_table, id, label, tier, ");
     push_score(&mut qb, req);
     qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
-    let prune = matches!(text, TextQuery::Corrected(c) if c.need != Need::Every);
-    if prune {
-        // Look-alikes (docs/search.md): when some hit is complete, a partial hit stays only in
-        // the country of a complete one, or near the caller's point.
-        qb.push(
-            "SELECT * FROM (SELECT u.*, bool_or(tier > 0) OVER () AS any_complete, \
-             array_agg(country_code) FILTER (WHERE tier > 0) OVER () AS complete_countries FROM (",
-        );
-    }
-    for (i, spec) in specs.iter().enumerate() {
-        if i > 0 {
-            qb.push(" UNION ALL ");
-        }
-        push_table(&mut qb, spec, req, text);
-    }
     if prune {
         qb.push(
-            ") AS u) AS pruned WHERE tier > 0 OR NOT any_complete OR country_code IS NULL \
-             OR country_code = ANY(complete_countries)",
+            "SELECT * FROM hits WHERE tier > 0 OR NOT EXISTS (SELECT 1 FROM complete) \
+             OR country_code IS NULL OR country_code IN (SELECT country_code FROM complete)",
         );
         if req.point.is_some() {
             qb.push(&format!(" OR distance_m <= {}", distance_scale(req)));
         }
+    } else {
+        push_union(&mut qb, &specs, req, text);
     }
     qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
     qb.bind(Param::Int(req.max_results));
