@@ -317,7 +317,7 @@ fn typo(word: &str, edit: Edit, position: usize) -> Option<String> {
     let mut chars: Vec<char> = word.chars().collect();
     match edit {
         Edit::Insertion => {
-            let c = if position % 2 == 0 {
+            let c = if position.is_multiple_of(2) {
                 chars[position.min(chars.len() - 1)]
             } else {
                 neighbour(chars[position.min(chars.len() - 1)], position)
@@ -556,7 +556,7 @@ async fn one_edit_typos_find_the_record_in_the_top_three_and_exact_spellings_com
         }
         let missed = match q.class {
             "exact" | "partial" => r != Some(1),
-            _ => !r.is_some_and(|r| r <= 3),
+            _ => r.is_none_or(|r| r > 3),
         };
         if missed {
             misses.push(format!(
@@ -677,7 +677,9 @@ async fn plans_at_scale() {
         started.elapsed().as_secs_f64()
     );
     let rome = CITIES[11];
-    let shapes: [(&str, Option<(f64, f64, i64)>); 8] = [
+    // (query, point and radius)
+    type Shape = (&'static str, Option<(f64, f64, i64)>);
+    let shapes: [Shape; 8] = [
         ("Trattoria Nonna", None),
         ("Trattoria Nonan", None),
         ("Harbour Grille", None),
