@@ -20,7 +20,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use spacetime_records::config::Config;
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
-use spacetime_records::search::{Param, SearchInput, SearchRequest, TextMatching, TextQuery};
+use spacetime_records::search::{Param, SearchInput, SearchRequest};
 use spacetime_records::{app, db, search};
 use sqlx::PgPool;
 use std::path::PathBuf;
@@ -113,7 +113,8 @@ async fn run() -> anyhow::Result<()> {
     for shape in &shapes {
         let request = SearchRequest::validate(shape.input(), &["query"])
             .map_err(|e| anyhow::anyhow!(e.public_message()))?;
-        let (hits, matching) = search::run(&state.lean.searches, &request).await?;
+        let (hits, matching, ran) =
+            search::run_recorded(&mut *state.lean.searches.acquire().await?, &request).await?;
         let hits = hits.len();
         // The service and the ceiling take turns, and each keeps its best window: on a shared VM
         // a neighbour's burst would otherwise decide the ratio.
@@ -127,17 +128,9 @@ async fn run() -> anyhow::Result<()> {
             )
             .await?;
             peak = peak.max(service);
-            // The ceiling runs what the service ran: the exact statement, or exact, the
-            // spelling lookup and the fuzzy statement.
-            let sql = pgbench(
-                &cluster,
-                &pool,
-                &request,
-                matching,
-                settings.concurrency,
-                settings.seconds,
-            )
-            .await?;
+            // The ceiling runs what the service ran: the exact statement, and after it the
+            // spelling lookup and a corrected statement when the service ran those.
+            let sql = pgbench(&cluster, &ran, settings.concurrency, settings.seconds)?;
             ceiling = ceiling.max(sql);
         }
         let (p50, p99) = open_loop(
@@ -147,10 +140,10 @@ async fn run() -> anyhow::Result<()> {
             Duration::from_secs(settings.seconds),
         )
         .await?;
-        let plan = search::explain(
+        // The plan of the statement that answered (the last one run).
+        let plan = search::explain_statement(
             &mut *state.lean.searches.acquire().await?,
-            &request,
-            matching,
+            ran.last().context("no statement ran")?,
             "EXPLAIN (ANALYZE, BUFFERS)",
         )
         .await?;
@@ -354,26 +347,14 @@ async fn open_loop(
     Ok((at(0.50), at(0.99)))
 }
 
-/// pgbench runs the service's own statements with the same parameters: the exact one, and when
-/// the service needed the fuzzy step, the spelling lookup and the fuzzy statement after it.
-async fn pgbench(
+/// pgbench runs the service's own statements with the same parameters, in the order the service
+/// ran them for this shape (`search::run_recorded`).
+fn pgbench(
     cluster: &EmbeddedCluster,
-    pool: &PgPool,
-    request: &SearchRequest,
-    matching: TextMatching,
+    statements: &[search::Statement],
     clients: usize,
     seconds: u64,
 ) -> anyhow::Result<f64> {
-    let mut statements =
-        vec![search::statement(request, &TextQuery::Exact).context("the shape matches no table")?];
-    if matching == TextMatching::Fuzzy {
-        statements.push(search::spelling::lookup_statement(&request.query));
-        let corrected = search::corrected_text_query(pool, request)
-            .await?
-            .context("no word of the shape has a close spelling")?;
-        statements
-            .push(search::statement(request, &corrected).context("the shape matches no table")?);
-    }
     let mut script = String::new();
     let mut variables = Vec::new();
     for statement in statements {

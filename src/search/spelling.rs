@@ -1,6 +1,7 @@
-//! The fuzzy step's text query: each word of the search corrected against the vocabulary of every
+//! The corrected text queries: each word of the search corrected against the vocabulary of every
 //! word the canonical records use (`canonical.search_words`, kept by triggers), then a full-text
-//! query that needs at least half of the words, each as typed or as one of its close spellings.
+//! query that needs every word (next to exact hits) or at least half of them (when nothing matched
+//! exactly), each as typed or as one of its close spellings.
 //!
 //! A trigram scan of every name is slow over a whole country (the index's posting lists for
 //! common trigrams are long); the vocabulary is small, so correcting words there and answering
@@ -12,24 +13,38 @@ use itertools::Itertools;
 
 /// The longest words of a query taken into account; more would multiply the combinations.
 pub const MAX_QUERY_WORDS: i64 = 6;
-/// Close spellings kept per word, the most similar first.
+/// Close spellings kept per word: the word itself, then one edit away, then the most similar.
 pub const SPELLINGS_PER_WORD: i64 = 8;
+/// Words this long or longer are also corrected by swapping two neighbouring letters: trigram
+/// similarity alone misses that typo in words of five and six letters (0.20 and 0.27, under the
+/// 0.3 threshold), while it catches every insertion, deletion and substitution there (≥ 0.33).
+pub const MIN_SWAPPED_LETTERS: i64 = 5;
 
 /// For each word of `query` (the `simple` parser's words, the same the records are indexed with),
-/// the vocabulary words that are trigram-similar to it (pg_trgm's `%`, similarity ≥ 0.3) or, for
-/// a word of three or more letters, start with it. A word the records use is its own best match.
+/// the vocabulary words close to it: trigram-similar (pg_trgm's `%`, similarity ≥ 0.3), equal to
+/// the word with two neighbouring letters swapped (words of five letters or more, looked up in the
+/// b-tree index), or, for a word of three or more letters, starting with it. A word the records
+/// use is its own best match; words one edit away (Levenshtein, or the swap) come next, then the
+/// most similar.
 pub fn lookup_statement(query: &str) -> Statement {
     let mut statement = Statement::default();
     statement
         .push(
             "SELECT q.word, ARRAY(SELECT v.word FROM canonical.search_words AS v \
-             WHERE v.word % q.word OR v.word LIKE CASE WHEN length(q.word) >= 3 THEN \
+             WHERE v.word % q.word OR v.word = ANY(q.swapped) OR v.word LIKE CASE WHEN length(q.word) >= 3 THEN \
              replace(replace(replace(q.word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' END \
-             GROUP BY v.word ORDER BY similarity(v.word, q.word) DESC, v.word LIMIT ",
+             GROUP BY v.word ORDER BY v.word = q.word DESC, \
+             CASE WHEN v.word = ANY(q.swapped) THEN 1 ELSE levenshtein_less_equal(v.word, q.word, 2) END, \
+             similarity(v.word, q.word) DESC, v.word LIMIT ",
         )
         .bind(Param::Int(SPELLINGS_PER_WORD))
         .push(
-            ") AS spellings FROM (SELECT w AS word \
+            ") AS spellings FROM (SELECT w AS word, CASE WHEN length(w) >= ",
+        )
+        .bind(Param::Int(MIN_SWAPPED_LETTERS))
+        .push(
+            " THEN ARRAY(SELECT overlay(w PLACING substr(w, i + 1, 1) || substr(w, i, 1) FROM i FOR 2) \
+             FROM generate_series(1, length(w) - 1) AS i) ELSE '{}'::text[] END AS swapped \
              FROM unnest(tsvector_to_array(to_tsvector('simple', ",
         )
         .bind(Param::Text(query.to_string()))
@@ -39,36 +54,80 @@ pub fn lookup_statement(query: &str) -> Statement {
     statement
 }
 
+/// One word of a query and its close spellings (empty when no vocabulary word is close).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordSpellings {
+    pub word: String,
+    pub spellings: Vec<String>,
+}
+
+impl WordSpellings {
+    /// The records use this word as typed and no other close spelling: correcting it adds nothing.
+    pub fn only_itself(&self) -> bool {
+        self.spellings.len() == 1 && self.spellings[0] == self.word
+    }
+}
+
 /// Each query word's spellings, as `lookup_statement` returns them.
 pub async fn lookup<'c>(
     executor: impl sqlx::PgExecutor<'c>,
     query: &str,
-) -> Result<Vec<Vec<String>>, sqlx::Error> {
+) -> Result<Vec<WordSpellings>, sqlx::Error> {
     let statement = lookup_statement(query);
     let rows: Vec<(String, Vec<String>)> =
         super::sql::bind_all(sqlx::query_as(&statement.sql), &statement.params)
             .fetch_all(executor)
             .await?;
-    Ok(rows.into_iter().map(|(_, spellings)| spellings).collect())
+    Ok(rows
+        .into_iter()
+        .map(|(word, spellings)| WordSpellings { word, spellings })
+        .collect())
 }
 
-/// The fuzzy step's text query, in PostgreSQL's tsquery syntax (bound as parameters, never
-/// spliced into the statement).
+/// How many of the query's words a corrected query needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Every word, as typed or as one of its spellings: next to exact hits, it adds the record a
+    /// typo that is itself a real word ("grille" for "grill") would otherwise hide.
+    Every,
+    /// At least half of them, rounded up: when nothing matched exactly, one word nobody uses
+    /// leaves the others to find the record.
+    Half,
+    /// At least half of them, or fewer when the record's whole name is among the query's words:
+    /// a longer name of the venue (`Hawksmoor Seven Dials` for *Hawksmoor*). Run only when the
+    /// `Half` query found no complete hit, since any one word finds the candidates.
+    HalfOrName,
+}
+
+/// A corrected text query, in PostgreSQL's tsquery syntax (bound as parameters, never spliced
+/// into the statement).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorrectedQuery {
-    /// Matches documents that contain at least half of the query's words (rounded up), each word
-    /// as any of its spellings: one misspelling no vocabulary word is close to still leaves the
-    /// others to find the record.
+    /// Matches documents that contain the words `need` asks for, each word as any of its
+    /// spellings.
     pub tsquery: String,
     /// One query per word that has spellings, to score the share of the words a record has.
     pub word_queries: Vec<String>,
     /// How many words the query has (those without any spelling included).
     pub words: usize,
+    /// Every spelling of every word: a name word among them counts as in the query.
+    pub spellings: Vec<String>,
+    pub need: Need,
+    /// How many of the words a record needs (its whole name in the query aside).
+    pub min_words: usize,
 }
 
 /// `None` when fewer words have a spelling than must match: nothing can.
-pub fn corrected_query(spellings_per_word: &[Vec<String>]) -> Option<CorrectedQuery> {
-    let required = spellings_per_word.len().div_ceil(2);
+pub fn corrected_query(spellings_per_word: &[Vec<String>], need: Need) -> Option<CorrectedQuery> {
+    let min_words = match need {
+        Need::Every => spellings_per_word.len(),
+        Need::Half | Need::HalfOrName => spellings_per_word.len().div_ceil(2),
+    };
+    // The words the full-text index must find; `HalfOrName` checks the rest on the candidates.
+    let required = match need {
+        Need::HalfOrName => 1.min(min_words),
+        _ => min_words,
+    };
     let groups: Vec<String> = spellings_per_word
         .iter()
         .filter(|spellings| !spellings.is_empty())
@@ -91,6 +150,14 @@ pub fn corrected_query(spellings_per_word: &[Vec<String>]) -> Option<CorrectedQu
         tsquery: alternatives.join(" | "),
         word_queries: groups,
         words: spellings_per_word.len(),
+        spellings: spellings_per_word
+            .iter()
+            .flatten()
+            .unique()
+            .cloned()
+            .collect(),
+        need,
+        min_words,
     })
 }
 
@@ -104,12 +171,14 @@ fn quote_lexeme(lexeme: &str) -> String {
 mod tests {
     use super::*;
 
-    fn corrected(list: &[&[&str]]) -> Option<CorrectedQuery> {
-        let spellings: Vec<Vec<String>> = list
-            .iter()
+    fn spellings(list: &[&[&str]]) -> Vec<Vec<String>> {
+        list.iter()
             .map(|w| w.iter().map(|s| s.to_string()).collect())
-            .collect();
-        corrected_query(&spellings)
+            .collect()
+    }
+
+    fn corrected(list: &[&[&str]]) -> Option<CorrectedQuery> {
+        corrected_query(&spellings(list), Need::Half)
     }
 
     fn tsquery(list: &[&[&str]]) -> Option<String> {
@@ -147,6 +216,32 @@ mod tests {
         assert_eq!(tsquery(&[&["emma"], &[], &[]]), None);
         assert_eq!(tsquery(&[&[]]), None);
         assert_eq!(tsquery(&[]), None);
+    }
+
+    #[test]
+    fn next_to_exact_hits_every_word_must_match() {
+        let query = corrected_query(
+            &spellings(&[&["harbour"], &["grille", "grill"]]),
+            Need::Every,
+        )
+        .unwrap();
+        assert_eq!(query.tsquery, "(('harbour') & ('grille' | 'grill'))");
+        assert_eq!(query.spellings, vec!["harbour", "grille", "grill"]);
+        assert_eq!(
+            corrected_query(&spellings(&[&["harbour"], &[]]), Need::Every),
+            None
+        );
+    }
+
+    #[test]
+    fn a_whole_name_in_the_query_is_looked_for_by_any_one_word() {
+        let query = corrected_query(
+            &spellings(&[&["hawksmoor"], &["seven"], &["dials"]]),
+            Need::HalfOrName,
+        )
+        .unwrap();
+        assert_eq!(query.tsquery, "(('hawksmoor')) | (('seven')) | (('dials'))");
+        assert_eq!(query.min_words, 2);
     }
 
     #[test]

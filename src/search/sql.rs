@@ -7,13 +7,14 @@
 //! `location`; `sort=distance` walks the GiST index nearest first.
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
-use super::spelling::CorrectedQuery;
+use super::spelling::{CorrectedQuery, Need, WordSpellings, corrected_query};
 use crate::domain::CanonicalTable;
 use uuid::Uuid;
 
-/// How text is matched. Exact words (full text) answer first; the fuzzy step (the query's words
-/// corrected against the vocabulary, for misspellings and partial names) runs only when no record
-/// has all the query's words: next to an exact match it would only add look-alikes.
+/// How text is matched. Exact words (full text) answer first; next to fewer exact hits than
+/// asked for, records having every word as typed or as a close spelling join below them (a typo
+/// that is itself a real word); when nothing matches exactly, the fuzzy step (the query's words
+/// corrected against the vocabulary, at least half of them) answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TextMatching {
@@ -21,7 +22,18 @@ pub enum TextMatching {
     Fuzzy,
 }
 
-/// The text query of one step: the caller's words, or the fuzzy step's corrected words.
+/// The query as `websearch_to_tsquery` reads it, without dashes standing alone: PostgreSQL takes
+/// `Osteria Nonna - Trastevere` as "without trastevere", where a name's dash is punctuation.
+/// `-word` (attached) still excludes.
+pub fn websearch_text(query: &str) -> String {
+    query
+        .split_whitespace()
+        .filter(|token| !token.chars().all(|c| matches!(c, '-' | '–' | '—')))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The text query of one step: the caller's words, or corrected words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextQuery {
     Exact,
@@ -29,9 +41,11 @@ pub enum TextQuery {
 }
 
 impl TextQuery {
+    /// What the answer reports: a corrected query needing every word runs only next to exact hits.
     pub fn matching(&self) -> TextMatching {
         match self {
             TextQuery::Exact => TextMatching::Exact,
+            TextQuery::Corrected(c) if c.need == Need::Every => TextMatching::Exact,
             TextQuery::Corrected(_) => TextMatching::Fuzzy,
         }
     }
@@ -40,8 +54,17 @@ impl TextQuery {
         match self {
             TextQuery::Exact => {
                 qb.push("websearch_to_tsquery('simple', ")
-                    .bind_text(&req.query)
+                    .bind_text(&websearch_text(&req.query))
                     .push(")");
+            }
+            // The exact words too, so every exact hit is among the answers whatever operators
+            // the caller used (`run` keeps quotes and `-word` out of this step).
+            TextQuery::Corrected(corrected) if corrected.need == Need::Every => {
+                qb.push("(websearch_to_tsquery('simple', ")
+                    .bind_text(&websearch_text(&req.query))
+                    .push(") || (")
+                    .bind_text(&corrected.tsquery)
+                    .push(")::tsquery)");
             }
             TextQuery::Corrected(corrected) => {
                 qb.push("(")
@@ -57,13 +80,53 @@ impl TextQuery {
             TextQuery::Exact => {
                 qb.push("(search_document @@ ");
                 self.push(qb, req);
-                qb.push(")::int");
+                qb.push(")::int::float8");
             }
             TextQuery::Corrected(corrected) => {
                 qb.push("(SELECT count(*) FROM unnest(")
                     .bind(Param::TextArray(corrected.word_queries.clone()))
                     .push("::tsquery[]) AS word WHERE search_document @@ word)::float8 / ")
                     .bind(Param::Int(corrected.words as i64));
+            }
+        }
+    }
+
+    /// 0..1: the share of the words of the record's name or title that are in the query, as
+    /// typed or (corrected) as a close spelling of a query word. 1 when the whole name is.
+    /// One-letter words (the `s` of `Nonna's`, initials) do not count.
+    fn push_name_found(&self, qb: &mut Statement, req: &SearchRequest, label: &str) {
+        qb.push("(SELECT coalesce(avg((w = ANY(");
+        match self {
+            TextQuery::Exact => {
+                qb.push("tsvector_to_array(to_tsvector('simple', ")
+                    .bind_text(&req.query)
+                    .push("))");
+            }
+            TextQuery::Corrected(corrected) => {
+                qb.bind(Param::TextArray(corrected.spellings.clone()))
+                    .push("::text[]");
+            }
+        }
+        qb.push(&format!(
+            "))::int), 0) FROM unnest(tsvector_to_array(to_tsvector('simple', {label}))) AS w \
+             WHERE length(w) > 1)::float8"
+        ));
+    }
+
+    /// Whether the record has every query word as typed (the exact step's condition).
+    fn push_exact(&self, qb: &mut Statement, req: &SearchRequest) {
+        match self {
+            TextQuery::Exact => {
+                qb.push("true");
+            }
+            TextQuery::Corrected(c) if c.need == Need::Every => {
+                qb.push("search_document @@ websearch_to_tsquery('simple', ")
+                    .bind_text(&websearch_text(&req.query))
+                    .push(")");
+            }
+            // The fuzzy step runs only when no record matched exactly.
+            TextQuery::Corrected(_) => {
+                qb.push("false");
             }
         }
     }
@@ -189,6 +252,13 @@ const REQUESTS: TableSpec = TableSpec {
     ],
 };
 
+/// Text relevance weights (docs/search.md): the share of the query's words the record has, the
+/// share of its name's words the query has, the full-text rank, the trigram resemblance of name
+/// and query.
+const WORDS_FOUND_WEIGHT: f64 = 0.35;
+const NAME_FOUND_WEIGHT: f64 = 0.25;
+const RANK_WEIGHT: f64 = 0.1;
+const RESEMBLANCE_WEIGHT: f64 = 0.3;
 /// Score weights (docs/search.md).
 const TEXT_WEIGHT_WITH_POINT: f64 = 0.55;
 const DISTANCE_WEIGHT: f64 = 0.30;
@@ -201,6 +271,8 @@ const DEFAULT_DISTANCE_SCALE_M: f64 = 10_000.0;
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Hit {
     pub canonical_table: String,
+    /// 3 exact with the whole name in the query, 2 exact, 1 complete, 0 partial (docs/search.md).
+    pub tier: i32,
     pub id: Uuid,
     pub label: String,
     pub score: f64,
@@ -265,23 +337,29 @@ fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
 
 fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &TextQuery) {
     let label = spec.label;
+    // The parts of text relevance (docs/search.md) and the tier, computed on the matching rows;
+    // the outer select weighs them.
     qb.push(&format!(
-        "(SELECT '{}'::text AS canonical_table, id, {label} AS label, ",
+        "(SELECT canonical_table, id, label, country_code, confidence, distance_m, \
+         ({WORDS_FOUND_WEIGHT} * words_found + {NAME_FOUND_WEIGHT} * name_found + {RANK_WEIGHT} * rank \
+         + {RESEMBLANCE_WEIGHT} * resemblance)::float8 AS text_score, \
+         CASE WHEN exact AND name_found >= 1 THEN 3 WHEN exact THEN 2 \
+         WHEN words_found >= 1 OR name_found >= 1 THEN 1 ELSE 0 END AS tier \
+         FROM (SELECT '{}'::text AS canonical_table, id, {label} AS label, country_code, ",
         spec.name
     ));
-    // text relevance: the share of the words found, the rank for the step's query, and trigram
-    // similarity of the label
-    qb.push("(0.4 * ");
     text.push_words_found(qb, req);
-    qb.push(" + 0.2 * least(1.0, 10 * ts_rank_cd(search_document, ");
+    qb.push(" AS words_found, ");
+    text.push_name_found(qb, req, label);
+    qb.push(" AS name_found, least(1.0, 10 * ts_rank_cd(search_document, ");
     text.push(qb, req);
-    qb.push(&format!(")) + 0.4 * greatest(similarity({label}, "));
+    qb.push(&format!(")) AS rank, (similarity({label}, "));
     qb.bind_text(&req.query)
-        .push("), word_similarity(")
+        .push(") + word_similarity(")
         .bind_text(&req.query);
-    qb.push(&format!(
-        ", {label})))::float8 AS text_score, score_confidence::float8 AS confidence, "
-    ));
+    qb.push(&format!(", {label})) / 2 AS resemblance, "));
+    text.push_exact(qb, req);
+    qb.push(" AS exact, score_confidence::float8 AS confidence, ");
     match req.point {
         Some(point) => {
             qb.push("ST_Distance(location, ");
@@ -347,16 +425,25 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         push_point(qb, point);
         qb.push(", id LIMIT ").bind(Param::Int(req.max_results));
     }
+    // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
+    // use (the name's share twice: in the text score and in the tier).
+    qb.push(" OFFSET 0) AS matched");
+    if let TextQuery::Corrected(c) = text
+        && c.need == Need::HalfOrName
+    {
+        // Candidates have any one word: keep those with enough of them, or their whole name.
+        qb.push(&format!(
+            " WHERE words_found * {} + 0.5 >= {} OR name_found >= 1",
+            c.words, c.min_words
+        ));
+    }
     qb.push(")");
 }
 
 fn push_score(qb: &mut Statement, req: &SearchRequest) {
     match req.point {
         Some(_) => {
-            let scale = req
-                .radius_m
-                .map_or(DEFAULT_DISTANCE_SCALE_M, |r| r as f64 / 2.0)
-                .max(1.0);
+            let scale = distance_scale(req);
             qb.push(&format!(
                 "round(({TEXT_WEIGHT_WITH_POINT} * text_score + {DISTANCE_WEIGHT} * exp(-distance_m / {scale}) \
                  + {CONFIDENCE_WEIGHT_WITH_POINT} * confidence)::numeric, 4)::float8 AS score, \
@@ -372,30 +459,68 @@ fn push_score(qb: &mut Statement, req: &SearchRequest) {
     }
 }
 
+/// The distance at which the distance score falls to 1/e.
+fn distance_scale(req: &SearchRequest) -> f64 {
+    req.radius_m
+        .map_or(DEFAULT_DISTANCE_SCALE_M, |r| r as f64 / 2.0)
+        .max(1.0)
+}
+
+fn push_union(
+    qb: &mut Statement,
+    specs: &[&'static TableSpec],
+    req: &SearchRequest,
+    text: &TextQuery,
+) {
+    for (i, spec) in specs.iter().enumerate() {
+        if i > 0 {
+            qb.push(" UNION ALL ");
+        }
+        push_table(qb, spec, req, text);
+    }
+}
+
 /// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
 pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     let specs = tables(req);
     if specs.is_empty() {
         return None;
     }
+    // Relevance: exact hits whose whole name is in the query (tier 3), other exact hits (2),
+    // complete ones (every query word, or the whole name, as typed or closely spelt: 1), then
+    // partial ones; by score within a tier.
     let order = match req.sort {
         SortOrder::Distance => "distance_m, id",
-        SortOrder::Relevance => "score DESC, id",
+        SortOrder::Relevance => "tier DESC, score DESC, id",
     };
     let mut qb = Statement::default();
+    let prune = matches!(text, TextQuery::Corrected(c) if c.need != Need::Every);
+    if prune {
+        // Look-alikes (docs/search.md): when some hit is complete, a partial hit stays only in
+        // the country of a complete one, or near the caller's point. The hits are gathered once
+        // (a CTE used twice is materialised); the countries of the complete ones are hashed.
+        qb.push("WITH hits AS (");
+        push_union(&mut qb, &specs, req, text);
+        qb.push("), complete AS (SELECT country_code FROM hits WHERE tier > 0) ");
+    }
     // The ranked hits first; the records are built for the kept rows only.
     qb.push("SELECT top.*, CASE top.canonical_table");
     for spec in &specs {
         qb.push(&format!(" WHEN '{}' THEN {}", spec.name, record_json(spec)));
     }
-    qb.push(" END AS record FROM (SELECT canonical_table, id, label, ");
+    qb.push(" END AS record FROM (SELECT canonical_table, id, label, tier, ");
     push_score(&mut qb, req);
     qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
-    for (i, spec) in specs.iter().enumerate() {
-        if i > 0 {
-            qb.push(" UNION ALL ");
+    if prune {
+        qb.push(
+            "SELECT * FROM hits WHERE tier > 0 OR NOT EXISTS (SELECT 1 FROM complete) \
+             OR country_code IS NULL OR country_code IN (SELECT country_code FROM complete)",
+        );
+        if req.point.is_some() {
+            qb.push(&format!(" OR distance_m <= {}", distance_scale(req)));
         }
-        push_table(&mut qb, spec, req, text);
+    } else {
+        push_union(&mut qb, &specs, req, text);
     }
     qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
     qb.bind(Param::Int(req.max_results));
@@ -439,56 +564,123 @@ async fn run_with(
     conn: &mut sqlx::PgConnection,
     req: &SearchRequest,
     text: &TextQuery,
+    ran: &mut Option<&mut Vec<Statement>>,
 ) -> Result<Vec<Hit>, sqlx::Error> {
     let Some(statement) = statement(req, text) else {
         return Ok(Vec::new());
     };
-    bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
-        .fetch_all(conn)
-        .await
+    let hits = bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)
+        .fetch_all(&mut *conn)
+        .await?;
+    if let Some(ran) = ran {
+        ran.push(statement);
+    }
+    Ok(hits)
 }
 
-/// The fuzzy step's text query for `req`: its words corrected against the vocabulary. `None` when
-/// too few of the words have a close spelling for anything to match.
+/// The fuzzy step's text query for `req`: its words corrected against the vocabulary, at least
+/// half of them needed. `None` when too few of the words have a close spelling for anything to
+/// match.
 pub async fn corrected_text_query<'c>(
     executor: impl sqlx::PgExecutor<'c>,
     req: &SearchRequest,
+    need: Need,
 ) -> Result<Option<TextQuery>, sqlx::Error> {
-    let spellings = super::spelling::lookup(executor, &req.query).await?;
-    Ok(super::spelling::corrected_query(&spellings).map(TextQuery::Corrected))
+    let words = super::spelling::lookup(executor, &req.query).await?;
+    let spellings: Vec<Vec<String>> = words.into_iter().map(|w| w.spellings).collect();
+    Ok(super::spelling::corrected_query(&spellings, need).map(TextQuery::Corrected))
 }
 
-/// Exact words first; the fuzzy step only when no record has all the query's words. `pool`
-/// should plan each call for its values (`db::connect_search`): a cached generic plan cannot know
-/// how selective the words and the radius are. One connection serves all the steps, so the pool's
-/// liveness check runs once per search.
+/// Quotes (phrases) and `-word` (exclusion) are websearch operators a corrected query cannot
+/// keep: next to exact hits, such a search answers with them alone.
+fn has_operators(query: &str) -> bool {
+    let query = websearch_text(query);
+    query.contains('"') || query.split_whitespace().any(|w| w.starts_with('-'))
+}
+
+/// Exact words first. Fewer exact hits than asked for: the records having every word as typed
+/// or as a close spelling join below them. No exact hit: the fuzzy step (at least half of the
+/// words). `pool` should plan each call for its values (`db::connect_search`): a cached generic
+/// plan cannot know how selective the words and the radius are. One connection serves all the
+/// steps, so the pool's liveness check runs once per search.
 pub async fn run(
     pool: &crate::db::lean::LeanPool,
     req: &SearchRequest,
 ) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
     let mut conn = pool.acquire().await?;
-    let exact = run_with(&mut conn, req, &TextQuery::Exact).await?;
-    if !exact.is_empty() {
+    run_steps(&mut conn, req, None).await
+}
+
+/// `run`, also returning the statements it ran, in order (benchmarks replay them in pgbench).
+pub async fn run_recorded(
+    conn: &mut sqlx::PgConnection,
+    req: &SearchRequest,
+) -> Result<(Vec<Hit>, TextMatching, Vec<Statement>), sqlx::Error> {
+    let mut ran = Vec::new();
+    let (hits, matching) = run_steps(conn, req, Some(&mut ran)).await?;
+    Ok((hits, matching, ran))
+}
+
+async fn run_steps(
+    conn: &mut sqlx::PgConnection,
+    req: &SearchRequest,
+    mut ran: Option<&mut Vec<Statement>>,
+) -> Result<(Vec<Hit>, TextMatching), sqlx::Error> {
+    let exact = run_with(conn, req, &TextQuery::Exact, &mut ran).await?;
+    let full = exact.len() as i64 >= req.max_results;
+    if full || (!exact.is_empty() && has_operators(&req.query)) {
         return Ok((exact, TextMatching::Exact));
     }
-    let fuzzy = match corrected_text_query(&mut *conn, req).await? {
-        Some(corrected) => run_with(&mut conn, req, &corrected).await?,
+    let lookup = super::spelling::lookup_statement(&req.query);
+    let rows: Vec<(String, Vec<String>)> = bind_all(sqlx::query_as(&lookup.sql), &lookup.params)
+        .fetch_all(&mut *conn)
+        .await?;
+    if let Some(ran) = ran.as_mut() {
+        ran.push(lookup);
+    }
+    let words: Vec<WordSpellings> = rows
+        .into_iter()
+        .map(|(word, spellings)| WordSpellings { word, spellings })
+        .collect();
+    let spellings: Vec<Vec<String>> = words.iter().map(|w| w.spellings.clone()).collect();
+    if !exact.is_empty() {
+        // Every word is only itself: the corrected query would find the exact hits again.
+        if words.iter().all(WordSpellings::only_itself) {
+            return Ok((exact, TextMatching::Exact));
+        }
+        let hits = match corrected_query(&spellings, Need::Every) {
+            Some(every) => run_with(conn, req, &TextQuery::Corrected(every), &mut ran).await?,
+            None => exact,
+        };
+        return Ok((hits, TextMatching::Exact));
+    }
+    let mut fuzzy = match corrected_query(&spellings, Need::Half) {
+        Some(half) => run_with(conn, req, &TextQuery::Corrected(half), &mut ran).await?,
         None => Vec::new(),
     };
+    // No complete hit among three words or more: a record whose whole name is in the query may
+    // have fewer than half of them (`Hawksmoor Seven Dials`).
+    if words.len() >= 3
+        && !fuzzy.iter().any(|hit| hit.tier > 0)
+        && let Some(name) = corrected_query(&spellings, Need::HalfOrName)
+    {
+        fuzzy = run_with(conn, req, &TextQuery::Corrected(name), &mut ran).await?;
+    }
     Ok((fuzzy, TextMatching::Fuzzy))
 }
 
-/// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used).
-/// `prefix` is `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`. Empty when no statement would run.
+/// The plan PostgreSQL chooses for `req` (tests and benchmarks check that the indexes are used):
+/// the exact statement (`need` `None`), or a corrected one after the spelling lookup. `prefix` is
+/// `EXPLAIN` or e.g. `EXPLAIN (ANALYZE, BUFFERS)`. Empty when no statement would run.
 pub async fn explain(
     conn: &mut sqlx::PgConnection,
     req: &SearchRequest,
-    matching: TextMatching,
+    need: Option<Need>,
     prefix: &str,
 ) -> Result<String, sqlx::Error> {
-    let text = match matching {
-        TextMatching::Exact => TextQuery::Exact,
-        TextMatching::Fuzzy => match corrected_text_query(&mut *conn, req).await? {
+    let text = match need {
+        None => TextQuery::Exact,
+        Some(need) => match corrected_text_query(&mut *conn, req, need).await? {
             Some(corrected) => corrected,
             None => return Ok(String::new()),
         },
@@ -496,6 +688,15 @@ pub async fn explain(
     let Some(statement) = statement(req, &text) else {
         return Ok(String::new());
     };
+    explain_statement(conn, &statement, prefix).await
+}
+
+/// The plan of one statement `run_recorded` returned.
+pub async fn explain_statement(
+    conn: &mut sqlx::PgConnection,
+    statement: &Statement,
+    prefix: &str,
+) -> Result<String, sqlx::Error> {
     let sql = format!("{prefix} {}", statement.sql);
     let lines: Vec<(String,)> = bind_all(sqlx::query_as(&sql), &statement.params)
         .fetch_all(conn)
@@ -505,4 +706,25 @@ pub async fn explain(
         .map(|(line,)| line)
         .collect::<Vec<_>>()
         .join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dash_standing_alone_is_punctuation_and_an_attached_one_excludes() {
+        assert_eq!(
+            websearch_text("Osteria Nonna - Trastevere"),
+            "Osteria Nonna Trastevere"
+        );
+        assert_eq!(
+            websearch_text("Harbour Grill – Canary Wharf"),
+            "Harbour Grill Canary Wharf"
+        );
+        assert_eq!(websearch_text("pizza -chain"), "pizza -chain");
+        assert!(has_operators("pizza -chain"));
+        assert!(has_operators("\"harbour grill\""));
+        assert!(!has_operators("Osteria Nonna - Trastevere"));
+    }
 }

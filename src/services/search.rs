@@ -1,4 +1,4 @@
-//! Search by text, place and radius: one service for REST, GraphQL (and later MCP).
+//! Search by text, place and radius: one service for REST, GraphQL and MCP.
 
 use crate::db::entities::Entity;
 use crate::db::listings::Listing;
@@ -16,8 +16,8 @@ use uuid::Uuid;
 /// The parts a result's score is made of (docs/search.md).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ScoreParts {
-    /// 0..1: share of the query's words found, full-text rank, trigram similarity of the name or
-    /// title (docs/search.md).
+    /// 0..1: share of the query's words found, share of the name's words in the query, full-text
+    /// rank, trigram similarity of the name or title (docs/search.md).
     pub text: f64,
     /// 0..1: exp(−distance / scale); null without a point.
     pub distance: Option<f64>,
@@ -63,8 +63,9 @@ pub struct EffectiveQuery {
     pub response_must_include_dimensions: Vec<String>,
     pub max_results: i64,
     pub sort: SortOrder,
-    /// `exact` when records have all the query's words; `fuzzy` when none had, and the words
-    /// corrected against the records' vocabulary (misspellings, partial words) answered instead.
+    /// `exact` when records have all the query's words (records having them all as close
+    /// spellings may follow, below); `fuzzy` when none had, and the words corrected against the
+    /// records' vocabulary (misspellings, partial words) answered instead.
     pub text_matching: TextMatching,
 }
 

@@ -41,6 +41,7 @@ mod rekey;
 mod review;
 mod scale_out;
 mod search;
+mod search_typos;
 mod spatial;
 mod status;
 mod subscriptions;

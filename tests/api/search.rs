@@ -226,17 +226,21 @@ async fn writers_adding_the_same_new_word_never_wait_on_each_other() {
     let spellings = spacetime_records::search::spelling::lookup(pool, "quixotri")
         .await
         .unwrap();
-    assert_eq!(spellings, vec![vec!["quixotry".to_string()]]);
+    assert_eq!(spellings.len(), 1);
+    assert_eq!(spellings[0].word, "quixotri");
+    assert_eq!(spellings[0].spellings, vec!["quixotry".to_string()]);
 }
 
 #[tokio::test]
 async fn corrected_queries_take_every_spelling_literally() {
     let app = TestApp::new().await;
     for lexeme in ["o'brien", r"back\slash", "a&b|c", "(x)", "it's:*"] {
-        let tsquery =
-            spacetime_records::search::spelling::corrected_query(&[vec![lexeme.to_string()]])
-                .unwrap()
-                .tsquery;
+        let tsquery = spacetime_records::search::spelling::corrected_query(
+            &[vec![lexeme.to_string()]],
+            spacetime_records::search::Need::Half,
+        )
+        .unwrap()
+        .tsquery;
         let matches: bool =
             sqlx::query_scalar("SELECT array_to_tsvector(ARRAY[$1]) @@ ($2)::tsquery")
                 .bind(lexeme)
@@ -578,14 +582,17 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
         .execute(&mut *conn)
         .await
         .unwrap();
-    use spacetime_records::search::TextMatching::{Exact, Fuzzy};
+    use spacetime_records::search::Need::{Every, Half};
+    const EXACT: Option<spacetime_records::search::Need> = None;
     let shapes = [
-        ("c4ca42 plumbing", Some(1_000), Exact),
-        ("c4ca42 plumbing", Some(1_000), Fuzzy),
-        ("plumber", Some(10_000), Exact),
-        ("dentist", Some(100_000), Fuzzy),
-        ("c4ca4 8f14e4 Plumbng", None, Fuzzy),
-        ("plumber", None, Exact),
+        ("c4ca42 plumbing", Some(1_000), EXACT),
+        ("c4ca42 plumbing", Some(1_000), Some(Half)),
+        ("c4ca42 plumbing", Some(1_000), Some(Every)),
+        ("plumber", Some(10_000), EXACT),
+        ("dentist", Some(100_000), Some(Half)),
+        ("c4ca4 8f14e4 Plumbng", None, Some(Half)),
+        ("c4ca42 plumbng", None, Some(Every)),
+        ("plumber", None, EXACT),
     ];
     for (query, radius, matching) in shapes {
         let input = spacetime_records::search::SearchInput {
