@@ -25,6 +25,7 @@ mod matching_quality;
 mod mcp;
 mod merges;
 mod offer_merges;
+mod openapi_document;
 mod principals;
 mod processes;
 mod provenance;
