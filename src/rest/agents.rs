@@ -35,7 +35,7 @@ pub async fn list_agents(
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/{agent_id}", tag = "agents", params(("agent_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = Agent), (status = 404, body = super::ErrorBody),
+    responses((status = 200, description = "The agent", body = Agent), (status = 404, body = super::ErrorBody),
               (status = 422, body = super::ValidationErrorBody)))]
 pub async fn get_agent(
     State(state): State<AppState>,
@@ -59,7 +59,7 @@ pub async fn register_agent(
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/me", tag = "agents", security(("bearer" = [])),
-    responses((status = 200, body = Agent), (status = 401, body = super::ErrorBody)))]
+    responses((status = 200, description = "The calling agent", body = Agent), (status = 401, body = super::ErrorBody)))]
 pub async fn get_me(
     State(state): State<AppState>,
     Auth(ctx): Auth,
@@ -67,7 +67,7 @@ pub async fn get_me(
     agents::me(&state, &ctx).await.map(Json)
 }
 
-#[utoipa::path(post, path = "/api/v1/agents/me/tokens", tag = "agents", security(("bearer" = [])),
+#[utoipa::path(post, path = "/api/v1/agents/me/tokens", tag = "agents", operation_id = "create_access_token", security(("bearer" = [])),
     responses((status = 201, description = "A short-lived access token (JWT)", body = AccessToken),
               (status = 401, body = super::ErrorBody)))]
 pub async fn create_token(

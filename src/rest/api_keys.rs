@@ -19,7 +19,7 @@ pub struct KeyListQuery {
     pub limit: Option<i64>,
 }
 
-#[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
+#[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", operation_id = "list_api_keys", security(("bearer" = [])),
     params(KeyListQuery),
     responses((status = 200, description = "Key metadata, newest first (revoked keys included); never the raw key", body = Vec<ApiKey>),
               (status = 401, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
@@ -32,9 +32,10 @@ pub async fn list_keys(
     api_keys::list_mine(&state, &ctx, params).await.map(Json)
 }
 
-#[utoipa::path(post, path = "/api/v1/agents/me/api-keys", tag = "agents", security(("bearer" = [])),
-    request_body(content = ApiKeyCreate, description = "Optional; an empty body means the defaults"),
-    responses((status = 201, body = ApiKeyCreated), (status = 401, body = super::ErrorBody),
+// `Option<_>`: the body is not required; an empty one means every default.
+#[utoipa::path(post, path = "/api/v1/agents/me/api-keys", tag = "agents", operation_id = "create_api_key", security(("bearer" = [])),
+    request_body(content = Option<ApiKeyCreate>, description = "Optional: no body (or `{}`) means scopes `[\"space_time_entries:write\"]` and no expiry"),
+    responses((status = 201, description = "The new key, shown once, and its metadata", body = ApiKeyCreated), (status = 401, body = super::ErrorBody),
               (status = 403, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn create_key(
     State(state): State<AppState>,
@@ -46,7 +47,7 @@ pub async fn create_key(
         .map(Created)
 }
 
-#[utoipa::path(delete, path = "/api/v1/agents/me/api-keys/{key_id}", tag = "agents", security(("bearer" = [])),
+#[utoipa::path(delete, path = "/api/v1/agents/me/api-keys/{key_id}", tag = "agents", operation_id = "revoke_api_key", security(("bearer" = [])),
     params(("key_id" = uuid::Uuid, Path)),
     responses((status = 204, description = "Revoked; the key stops working on the next request"),
               (status = 401, body = super::ErrorBody),

@@ -278,7 +278,7 @@ pub struct ContributionQuery {
 }
 
 #[utoipa::path(get, path = "/api/v1/canonical-link-contributions", tag = "canonical", params(ContributionQuery),
-    responses((status = 200, body = Vec<LinkContribution>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Link contributions, newest first", body = Vec<LinkContribution>), (status = 422, body = ValidationErrorBody)))]
 pub async fn list_contributions(
     State(state): State<AppState>,
     ValidQuery(q): ValidQuery<ContributionQuery>,

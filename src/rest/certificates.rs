@@ -38,7 +38,7 @@ pub struct ProofQuery {
 
 #[utoipa::path(post, path = "/api/v1/committed-trust-certificates", tag = "committed_trust_certificates",
     security(("bearer" = [])), request_body = CommittedTrustCertificateCreate,
-    responses((status = 201, body = CommittedTrustCertificate), (status = 401, body = ErrorBody),
+    responses((status = 201, description = "The certificate, appended to the ledger", body = CommittedTrustCertificate), (status = 401, body = ErrorBody),
               (status = 403, description = "The referenced signature was made by another agent, or the agent is paused", body = ErrorBody),
               (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
               (status = 422, description = "Invalid fields, or no such signature the caller can see", body = ValidationErrorBody)))]
@@ -71,7 +71,7 @@ pub async fn list_certificates(
 
 #[utoipa::path(get, path = "/api/v1/committed-trust-certificates/{certificate_id}", tag = "committed_trust_certificates",
     params(("certificate_id" = Uuid, Path)),
-    responses((status = 200, body = CommittedTrustCertificate), (status = 404, body = ErrorBody),
+    responses((status = 200, description = "The certificate", body = CommittedTrustCertificate), (status = 404, body = ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn get_certificate(
     State(state): State<AppState>,
@@ -80,7 +80,7 @@ pub async fn get_certificate(
     certificates::get(&state, id).await.map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/committed-trust-certificates/{certificate_id}/proof",
+#[utoipa::path(get, path = "/api/v1/committed-trust-certificates/{certificate_id}/proof", operation_id = "get_certificate_proof",
     tag = "committed_trust_certificates", params(("certificate_id" = Uuid, Path), ProofQuery),
     responses((status = 200, description = "The certificate and its successors towards the head, to recompute the chain",
                body = CertificateProof),
@@ -95,7 +95,7 @@ pub async fn certificate_proof(
         .map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/committed-trust-certificates/ledger/head", tag = "committed_trust_certificates",
+#[utoipa::path(get, path = "/api/v1/committed-trust-certificates/ledger/head", tag = "committed_trust_certificates", operation_id = "get_ledger_head",
     responses((status = 200, description = "The newest certificate's sequence and hash (0 and the genesis hash while empty)",
                body = LedgerHead)))]
 pub async fn ledger_head(State(state): State<AppState>) -> Result<Json<LedgerHead>, AppError> {

@@ -33,7 +33,7 @@ pub struct EntryMultipart {
     request_body(content(
         (EntryCreate = "application/json"),
         (EntryMultipart = "multipart/form-data"))),
-    responses((status = 201, body = SpaceTimeEntry), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    responses((status = 201, description = "The stored entry (status `pending` until the transformer has run)", body = SpaceTimeEntry), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
               (status = 409, description = "idempotency_key already used; body carries existing_id", body = ErrorBody),
               (status = 413, body = ErrorBody), (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn create_entry(
@@ -84,7 +84,7 @@ pub async fn list_entries(
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries/{entry_id}", tag = "space-time-entries",
     params(("entry_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = SpaceTimeEntry), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "The entry, with its processing outcome once processed", body = SpaceTimeEntry), (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn get_entry(
     State(state): State<AppState>,
     UuidPath(id): UuidPath,
@@ -92,23 +92,23 @@ pub async fn get_entry(
     entries::get(&state, id).await.map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics", tag = "space-time-entries",
-    responses((status = 200, body = ContextRubricIndex)))]
+#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics", tag = "space-time-entries", operation_id = "list_context_rubrics",
+    responses((status = 200, description = "One rubric per entry type", body = ContextRubricIndex)))]
 pub async fn rubric_index() -> Json<ContextRubricIndex> {
     Json(docs::rubric_index())
 }
 
-#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}", tag = "space-time-entries",
+#[utoipa::path(get, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}", tag = "space-time-entries", operation_id = "get_context_rubric",
     params(("entry_type" = String, Path, description = "entity, listing or request")),
-    responses((status = 200, body = ContextRubric), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "The rubric of the entry type", body = ContextRubric), (status = 422, body = ValidationErrorBody)))]
 pub async fn rubric(Path(entry_type): Path<String>) -> Result<Json<ContextRubric>, AppError> {
     docs::rubric(&entry_type, &["path", "entry_type"]).map(Json)
 }
 
-#[utoipa::path(post, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}/evaluate", tag = "space-time-entries",
+#[utoipa::path(post, path = "/api/v1/space-time-entries/context-rubrics/{entry_type}/evaluate", tag = "space-time-entries", operation_id = "evaluate_entry_draft",
     params(("entry_type" = String, Path, description = "entity, listing or request")),
     request_body(content = EntryCreate, description = "The draft: the same body as a post of the entry; nothing is stored"),
-    responses((status = 200, body = RubricEvaluation), (status = 413, body = ErrorBody),
+    responses((status = 200, description = "The verdict and every finding; nothing is stored", body = RubricEvaluation), (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn evaluate_draft(
     State(state): State<AppState>,
@@ -126,8 +126,8 @@ pub async fn evaluate_draft(
     .map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/space-time-entries/agent-guide", tag = "space-time-entries",
-    responses((status = 200, description = "The ingestion guide (Markdown)", content_type = "text/plain")))]
+#[utoipa::path(get, path = "/api/v1/space-time-entries/agent-guide", tag = "space-time-entries", operation_id = "get_agent_guide",
+    responses((status = 200, description = "The ingestion guide (Markdown)", body = String, content_type = "text/plain")))]
 pub async fn agent_guide() -> Result<impl IntoResponse, AppError> {
     let text = docs::agent_doc("agent_ingestion")?;
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text))

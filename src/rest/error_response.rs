@@ -42,8 +42,13 @@ impl IntoResponse for AppError {
 pub struct ErrorBody {
     /// Human-readable message.
     detail: String,
-    /// Stable machine-readable code, also used as GraphQL `extensions.code`.
+    /// Stable machine-readable code, also used as GraphQL `extensions.code`: `UNAUTHENTICATED`,
+    /// `FORBIDDEN`, `NOT_FOUND`, `CONFLICT`, `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`,
+    /// `RATE_LIMITED`, `NOT_READY`, `INTERNAL`.
     code: String,
+    /// On a 409 about a stored record (an entry's `idempotency_key`, a repeated signature): that
+    /// record's id. Absent otherwise.
+    existing_id: Option<uuid::Uuid>,
 }
 
 /// Body of a 422: every problem of the request at once.

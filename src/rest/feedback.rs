@@ -28,7 +28,7 @@ pub struct TargetQuery {
 }
 
 #[utoipa::path(post, path = "/api/v1/notes", tag = "feedback", request_body = NoteCreate,
-    responses((status = 201, body = Note), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+    responses((status = 201, description = "The note created", body = Note), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 422, body = ValidationErrorBody), (status = 429, body = ErrorBody)))]
 pub async fn create_note(
     State(state): State<AppState>,
@@ -58,7 +58,7 @@ pub async fn list_notes(
 }
 
 #[utoipa::path(post, path = "/api/v1/signals", tag = "feedback", request_body = SignalCreate,
-    responses((status = 201, body = Signal), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+    responses((status = 201, description = "The signal created", body = Signal), (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 422, body = ValidationErrorBody), (status = 429, body = ErrorBody)))]
 pub async fn create_signal(
     State(state): State<AppState>,
@@ -71,7 +71,7 @@ pub async fn create_signal(
 }
 
 #[utoipa::path(get, path = "/api/v1/signals", tag = "feedback", params(TargetQuery),
-    responses((status = 200, body = Vec<Signal>), (status = 422, body = ValidationErrorBody)))]
+    responses((status = 200, description = "Signals on the target, newest first", body = Vec<Signal>), (status = 422, body = ValidationErrorBody)))]
 pub async fn list_signals(
     State(state): State<AppState>,
     ValidQuery(q): ValidQuery<TargetQuery>,

@@ -27,7 +27,7 @@ pub struct MessageQuery {
 
 #[utoipa::path(post, path = "/api/v1/messages", tag = "messages", security(("bearer" = [])),
     request_body = MessageCreate,
-    responses((status = 201, body = Message), (status = 401, body = ErrorBody),
+    responses((status = 201, description = "The message sent", body = Message), (status = 401, body = ErrorBody),
               (status = 403, description = "The agent is paused", body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody),
               (status = 429, description = "Hourly send quota used up; see Retry-After", body = ErrorBody)))]
@@ -62,7 +62,7 @@ pub async fn list_messages(
 
 #[utoipa::path(get, path = "/api/v1/messages/{message_id}", tag = "messages", security(("bearer" = [])),
     params(("message_id" = Uuid, Path)),
-    responses((status = 200, body = Message), (status = 401, body = ErrorBody),
+    responses((status = 200, description = "The message", body = Message), (status = 401, body = ErrorBody),
               (status = 404, description = "No such message, or the caller is neither its sender nor its recipient", body = ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn get_message(
@@ -73,7 +73,7 @@ pub async fn get_message(
     messages::get(&state, &ctx, id).await.map(Json)
 }
 
-#[utoipa::path(patch, path = "/api/v1/messages/{message_id}/read", tag = "messages", security(("bearer" = [])),
+#[utoipa::path(patch, path = "/api/v1/messages/{message_id}/read", tag = "messages", operation_id = "mark_message_read", security(("bearer" = [])),
     params(("message_id" = Uuid, Path)),
     responses((status = 200, description = "The message with read_at_tstamp_utc set (kept from the first call)", body = Message),
               (status = 401, body = ErrorBody),

@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/principals", tag = "principals", request_body = PrincipalCreate,
-    responses((status = 201, body = Principal), (status = 422, body = super::ValidationErrorBody),
+    responses((status = 201, description = "The principal created", body = Principal), (status = 422, body = super::ValidationErrorBody),
               (status = 429, description = "Too many agents and principals created from this address this hour", body = super::ErrorBody)))]
 pub async fn create_principal(
     State(state): State<AppState>,
@@ -23,7 +23,7 @@ pub async fn create_principal(
 }
 
 #[utoipa::path(get, path = "/api/v1/principals", tag = "principals", params(LimitQuery),
-    responses((status = 200, body = Vec<Principal>), (status = 422, body = super::ValidationErrorBody)))]
+    responses((status = 200, description = "Principals, newest first", body = Vec<Principal>), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn list_principals(
     State(state): State<AppState>,
     ValidQuery(query): ValidQuery<LimitQuery>,
@@ -33,7 +33,7 @@ pub async fn list_principals(
 
 #[utoipa::path(get, path = "/api/v1/principals/{principal_id}", tag = "principals",
     params(("principal_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = Principal), (status = 404, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
+    responses((status = 200, description = "The principal", body = Principal), (status = 404, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn get_principal(
     State(state): State<AppState>,
     UuidPath(id): UuidPath,
@@ -50,7 +50,7 @@ pub async fn get_principal(
 #[utoipa::path(post, path = "/api/v1/principals/{principal_id}/members/{agent_id}/grant", tag = "principals",
     security(("bearer" = [])),
     params(("principal_id" = uuid::Uuid, Path), ("agent_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = PrincipalMembership), (status = 403, body = super::ErrorBody),
+    responses((status = 200, description = "The membership, now active", body = PrincipalMembership), (status = 403, body = super::ErrorBody),
               (status = 404, body = super::ErrorBody), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn grant_membership(
     State(state): State<AppState>,
@@ -69,7 +69,7 @@ pub async fn grant_membership(
 #[utoipa::path(get, path = "/api/v1/principals/{principal_id}/members", tag = "principals",
     security(("bearer" = [])),
     params(("principal_id" = uuid::Uuid, Path), LimitQuery),
-    responses((status = 200, body = Vec<PrincipalMembership>), (status = 403, body = super::ErrorBody),
+    responses((status = 200, description = "The principal's memberships", body = Vec<PrincipalMembership>), (status = 403, body = super::ErrorBody),
               (status = 422, body = super::ValidationErrorBody)))]
 pub async fn list_memberships(
     State(state): State<AppState>,

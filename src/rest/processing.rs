@@ -11,7 +11,7 @@ use axum::extract::State;
 
 #[utoipa::path(post, path = "/api/v1/transformer/process-pending", tag = "processing", security(("bearer" = [])),
     params(LimitQuery),
-    responses((status = 200, body = ProcessPendingResult), (status = 401, body = ErrorBody),
+    responses((status = 200, description = "How many pending entries were processed, and each outcome", body = ProcessPendingResult), (status = 401, body = ErrorBody),
               (status = 403, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn process_pending(
     State(state): State<AppState>,
@@ -25,7 +25,7 @@ pub async fn process_pending(
 
 #[utoipa::path(post, path = "/api/v1/transformer/process/{space_time_entry_id}", tag = "processing",
     security(("bearer" = [])), params(("space_time_entry_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = ProcessResult), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    responses((status = 200, description = "The entry's outcome", body = ProcessResult), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
               (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn process_entry(
     State(state): State<AppState>,
@@ -37,7 +37,7 @@ pub async fn process_entry(
 
 #[utoipa::path(post, path = "/api/v1/ranker/run/entity/{entity_id}", tag = "processing", security(("bearer" = [])),
     params(("entity_id" = uuid::Uuid, Path)),
-    responses((status = 200, body = RankerResult), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+    responses((status = 200, description = "The entity's new scores", body = RankerResult), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
               (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn rank_entity(
     State(state): State<AppState>,
@@ -48,7 +48,7 @@ pub async fn rank_entity(
 }
 
 #[utoipa::path(post, path = "/api/v1/ranker/run-all", tag = "processing", security(("bearer" = [])),
-    responses((status = 200, body = Vec<RankerResult>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
+    responses((status = 200, description = "Every entity's new scores", body = Vec<RankerResult>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn rank_all(
     State(state): State<AppState>,
     Auth(ctx): Auth,

@@ -47,7 +47,7 @@ async fn answer(
     Ok(response)
 }
 
-#[utoipa::path(get, path = "/api/v1/entities/{entity_id}/provenance", tag = "canonical",
+#[utoipa::path(get, path = "/api/v1/entities/{entity_id}/provenance", tag = "canonical", operation_id = "get_entity_provenance",
     params(("entity_id" = Uuid, Path)),
     responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
                content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
@@ -60,7 +60,7 @@ pub async fn entity_provenance(
     answer(&state, &headers, CanonicalTable::Entities, id).await
 }
 
-#[utoipa::path(get, path = "/api/v1/listings/{listing_id}/provenance", tag = "canonical",
+#[utoipa::path(get, path = "/api/v1/listings/{listing_id}/provenance", tag = "canonical", operation_id = "get_listing_provenance",
     params(("listing_id" = Uuid, Path)),
     responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
                content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
@@ -73,7 +73,7 @@ pub async fn listing_provenance(
     answer(&state, &headers, CanonicalTable::Listings, id).await
 }
 
-#[utoipa::path(get, path = "/api/v1/requests/{request_id}/provenance", tag = "canonical",
+#[utoipa::path(get, path = "/api/v1/requests/{request_id}/provenance", tag = "canonical", operation_id = "get_request_provenance",
     params(("request_id" = Uuid, Path)),
     responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
                content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),

@@ -11,7 +11,7 @@ use crate::services::review;
 use crate::state::AppState;
 use axum::extract::State;
 
-#[utoipa::path(get, path = "/api/v1/review-queue", tag = "review", params(LimitQuery),
+#[utoipa::path(get, path = "/api/v1/review-queue", tag = "review", operation_id = "list_review_queue", params(LimitQuery),
     responses((status = 200, description = "Entries waiting for review, newest first, with why and the candidates weighed",
                body = Vec<ReviewItem>),
               (status = 422, body = ValidationErrorBody)))]
@@ -22,7 +22,7 @@ pub async fn queue(
     Ok(Json(review::queue(&state, q.params()?).await?.items))
 }
 
-#[utoipa::path(post, path = "/api/v1/review-queue/{space_time_entry_id}/resolution", tag = "review",
+#[utoipa::path(post, path = "/api/v1/review-queue/{space_time_entry_id}/resolution", tag = "review", operation_id = "resolve_review_item",
     security(("bearer" = [])), params(("space_time_entry_id" = uuid::Uuid, Path)),
     request_body = ReviewResolutionInput,
     responses((status = 200, description = "The entry's new outcome", body = ProcessResult),
@@ -51,7 +51,7 @@ pub struct DuplicatesQuery {
     pub limit: Option<i64>,
 }
 
-#[utoipa::path(get, path = "/api/v1/review-queue/duplicates", tag = "review", params(DuplicatesQuery),
+#[utoipa::path(get, path = "/api/v1/review-queue/duplicates", tag = "review", operation_id = "list_duplicate_candidates", params(DuplicatesQuery),
     responses((status = 200, description = "Duplicate pairs agents reported, newest first", body = Vec<DuplicateCandidate>),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn duplicates(

@@ -11,7 +11,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 
-#[utoipa::path(get, path = "/api/v1/search", tag = "search", params(SearchInput),
+#[utoipa::path(get, path = "/api/v1/search", tag = "search", operation_id = "search_records", params(SearchInput),
     responses((status = 200, description = "Ranked hits; `Accept: application/geo+json` gives them as a FeatureCollection",
                content((SearchResponse = "application/json"), (SearchFeatureCollection = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody), (status = 429, body = super::ErrorBody)))]

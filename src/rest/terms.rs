@@ -38,7 +38,7 @@ pub struct SignatureQuery {
 
 #[utoipa::path(post, path = "/api/v1/transaction-terms", tag = "transaction_terms", security(("bearer" = [])),
     request_body = TransactionTermCreate,
-    responses((status = 201, body = TransactionTerm), (status = 401, body = ErrorBody),
+    responses((status = 201, description = "The term created", body = TransactionTerm), (status = 401, body = ErrorBody),
               (status = 403, description = "The agent is paused", body = ErrorBody), (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn create_term(
@@ -67,7 +67,7 @@ pub async fn list_terms(
 
 #[utoipa::path(get, path = "/api/v1/transaction-terms/{transaction_term_id}", tag = "transaction_terms",
     params(("transaction_term_id" = Uuid, Path)),
-    responses((status = 200, body = TransactionTerm), (status = 401, body = ErrorBody),
+    responses((status = 200, description = "The term", body = TransactionTerm), (status = 401, body = ErrorBody),
               (status = 404, description = "No such term, or a private term the caller is not a party to", body = ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn get_term(
@@ -80,7 +80,7 @@ pub async fn get_term(
 
 #[utoipa::path(post, path = "/api/v1/transaction-terms-signatures", tag = "transaction_terms", security(("bearer" = [])),
     request_body = TransactionTermsSignatureCreate,
-    responses((status = 201, body = TransactionTermsSignature), (status = 401, body = ErrorBody),
+    responses((status = 201, description = "The signature recorded (not verified cryptographically)", body = TransactionTermsSignature), (status = 401, body = ErrorBody),
               (status = 403, description = "The agent is paused", body = ErrorBody),
               (status = 409, description = "The caller signed this term already; `existing_id` names that signature", body = ErrorBody),
               (status = 413, body = ErrorBody), (status = 415, body = ErrorBody),
@@ -114,7 +114,7 @@ pub async fn list_signatures(
 
 #[utoipa::path(get, path = "/api/v1/transaction-terms-signatures/{signature_id}", tag = "transaction_terms",
     params(("signature_id" = Uuid, Path)),
-    responses((status = 200, body = TransactionTermsSignature), (status = 401, body = ErrorBody),
+    responses((status = 200, description = "The signature", body = TransactionTermsSignature), (status = 401, body = ErrorBody),
               (status = 404, description = "No such signature, or one on a term private to others", body = ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn get_signature(

@@ -54,7 +54,7 @@ impl TileParams {
 /// carry `kind` and `count`), so a layer never holds more than 400 features. An empty tile is an
 /// empty body. `ETag` and `Cache-Control: public, max-age=60`; `If-None-Match` answers 304.
 /// Coordinates out of the pyramid (z 0 to 22, x and y 0 to 2^z - 1) are a 422.
-#[utoipa::path(get, path = "/tiles/{z}/{x}/{y}.mvt", tag = "tiles",
+#[utoipa::path(get, path = "/tiles/{z}/{x}/{y}.mvt", tag = "tiles", operation_id = "get_tile",
     params(("z" = i32, Path, minimum = 0, maximum = 22, description = "Zoom, 0 to 22"),
            ("x" = i64, Path, minimum = 0, description = "Column, 0 to 2^z - 1"),
            ("y" = i64, Path, minimum = 0, description = "Row from the north, 0 to 2^z - 1"),
@@ -103,9 +103,9 @@ pub async fn tile(
 /// `records` (every kind, one layer each) or `entities`, `listings`, `requests` (one layer).
 /// The filters given here are carried into the tile URL, so a map client pointed at
 /// `/tiles/records.json?category=plumber` draws plumbers only. 404 for another tileset.
-#[utoipa::path(get, path = "/tiles/{tileset}.json", tag = "tiles",
+#[utoipa::path(get, path = "/tiles/{tileset}.json", tag = "tiles", operation_id = "get_tilejson",
     params(("tileset" = String, Path, description = "records, entities, listings or requests"), TileParams),
-    responses((status = 200, body = TileJson, headers(("Cache-Control" = String))),
+    responses((status = 200, description = "The TileJSON 3.0.0 description of the tileset", body = TileJson, headers(("Cache-Control" = String))),
               (status = 404, body = super::ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn tilejson(

@@ -28,7 +28,7 @@ pub fn pages(openapi: &utoipa::openapi::OpenApi) -> Arc<Pages> {
 ///
 /// Every operation with its parameters, request and response schemas, authentication and a curl
 /// example; the GraphQL and MCP entry points; every schema. Self-contained HTML, no key needed.
-#[utoipa::path(get, path = "/api-docs", tag = "public",
+#[utoipa::path(get, path = "/api-docs", tag = "public", operation_id = "get_api_docs_page",
     responses((status = 200, description = "HTML page", content_type = "text/html")))]
 pub async fn index(Extension(pages): Extension<Arc<Pages>>, headers: HeaderMap) -> Response {
     html(&pages.index, &headers)
@@ -37,7 +37,7 @@ pub async fn index(Extension(pages): Extension<Arc<Pages>>, headers: HeaderMap) 
 /// Read one agent guide as HTML
 ///
 /// The same text as `/api/v1/public/agent-docs/{doc_slug}`, rendered; 404 for an unknown slug.
-#[utoipa::path(get, path = "/api-docs/guides/{doc_slug}", tag = "public", params(("doc_slug" = String, Path)),
+#[utoipa::path(get, path = "/api-docs/guides/{doc_slug}", tag = "public", operation_id = "get_api_docs_guide", params(("doc_slug" = String, Path)),
     responses((status = 200, description = "HTML page", content_type = "text/html"),
               (status = 404, body = crate::rest::ErrorBody)))]
 pub async fn guide(

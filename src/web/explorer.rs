@@ -77,7 +77,7 @@ fn serve(file: &str, request: &HeaderMap) -> Response {
 /// contributions, notes, signals and duplicates, a slider replaying its history, the provenance
 /// graph, an agent view and the review queue (operators type an admin key into the page). No
 /// key is needed to read. Everything loads from this server (see docs/explorer.md).
-#[utoipa::path(get, path = "/explore", tag = "explorer",
+#[utoipa::path(get, path = "/explore", tag = "explorer", operation_id = "get_explorer_page",
     params(("If-None-Match" = Option<String>, Header)),
     responses((status = 200, description = "The explorer page (HTML)", content_type = "text/html"),
               (status = 304, description = "Unchanged since the ETag in If-None-Match")))]
@@ -89,7 +89,7 @@ pub async fn page(headers: HeaderMap) -> Response {
 ///
 /// `explorer.js`, `explorer.css`, `maplibre-gl-worker.mjs`, `countries-50m.json` (world-atlas,
 /// Natural Earth 1:50m) and `index.html`; 404 for anything else.
-#[utoipa::path(get, path = "/explore/{file}", tag = "explorer",
+#[utoipa::path(get, path = "/explore/{file}", tag = "explorer", operation_id = "get_explorer_asset",
     params(("file" = String, Path), ("If-None-Match" = Option<String>, Header)),
     responses((status = 200, description = "A bundled file of the explorer",
                content((String = "text/javascript"), (String = "text/css"), (Object = "application/json"), (String = "text/html"))),

@@ -46,7 +46,7 @@ const PAGE: &str = r#"<!doctype html>
 ///
 /// The JavaScript, stylesheet, font and Monaco workers of the IDE at `GET /graphql`; 404 for
 /// anything else.
-#[utoipa::path(get, path = "/graphiql/{file}", tag = "graphql", params(("file" = String, Path)),
+#[utoipa::path(get, path = "/graphiql/{file}", tag = "graphql", operation_id = "get_graphiql_asset", params(("file" = String, Path)),
     responses((status = 200, description = "A bundled asset of the IDE", content_type = "application/octet-stream"),
               (status = 404, body = crate::rest::ErrorBody)))]
 pub async fn asset(Path(file): Path<String>) -> Response {
