@@ -39,7 +39,7 @@ pub async fn by_name_prefix(
             name,
         }));
     }
-    found.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+    found.sort_by_key(|record| record.name.to_lowercase());
     let more = found.len() > MAX_MATCHES;
     found.truncate(MAX_MATCHES);
     Ok((found, more))

@@ -576,10 +576,7 @@ async fn completion_offers_types_slugs_and_record_ids_by_name() {
         prompt("canonical_table", "canonical.e").await.unwrap(),
         ["canonical.entities"]
     );
-    assert_eq!(
-        prompt("record_id", "ancoats ba").await.unwrap(),
-        [bakery.clone()]
-    );
+    assert_eq!(prompt("record_id", "ancoats ba").await.unwrap(), [bakery]);
     assert_eq!(
         prompt("record_id", "Bakery").await.unwrap(),
         Vec::<String>::new()

@@ -1,37 +1,11 @@
 #!/usr/bin/env bash
 # The GraphQL-over-HTTP audit (npm graphql-http, serverAudits) against /graphql of a real server
-# (a throw-away data directory, a free loopback port, a registered key): every audit, MUST,
-# SHOULD and MAY, must pass; any error, warning or notice fails the run (audit.mjs).
+# (a throw-away data directory, a free loopback port, a registered key: ../serve.sh): every
+# audit, MUST, SHOULD and MAY, must pass; any error, warning or notice fails the run (audit.mjs).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../../.."
-
-cargo build --locked --quiet
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/strs-graphql-http.XXXXXX")"
-chmod 755 "$work"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-base="http://127.0.0.1:$port"
-
-STRS_DATA_DIR="$work/data" STRS_BIND="127.0.0.1:$port" RUST_LOG=warn \
-  target/debug/spacetime-records >"$work/server.log" 2>&1 &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-for _ in $(seq 1 120); do
-  curl -sf "$base/ready" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -sf "$base/ready" >/dev/null || { echo "graphql-http: the server did not become ready" >&2; cat "$work/server.log" >&2; exit 1; }
-
-key="$(curl -sf -X POST "$base/api/v1/agents/register" -H 'content-type: application/json' \
-  -d '{"agent_type": "api_agent", "display_name": "GraphQL over HTTP audit"}' \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"])')"
+. tests/clients/serve.sh graphql-http "GraphQL over HTTP audit"
 
 node "$here/audit.mjs" "$base/graphql" "$key"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MCP protocol's official conformance suite (npm @modelcontextprotocol/conformance, server
 # mode) against /mcp/ of a real server: a throw-away data directory, a free loopback port, a
-# registered key, and a loopback proxy (proxy.mjs) that adds the bearer the suite cannot send.
+# registered key (../serve.sh), and a loopback proxy (proxy.mjs) that adds the bearer the suite cannot send.
 # Every scenario that applies to this server must pass; the scenarios that call the suite's own
 # fixture tools, resources and prompts (test_simple_text, test://static-text, ...) are listed in
 # expected-failures.yml, and the suite fails the run when one of them passes (a stale list) or
@@ -10,37 +10,15 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../../.."
 
-cargo build --locked --quiet
 (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/strs-mcp-conformance.XXXXXX")"
-chmod 755 "$work"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port="$(free_port)"
+. tests/clients/serve.sh mcp-conformance "MCP Conformance"
 proxy_port="$(free_port)"
-base="http://127.0.0.1:$port"
-
-STRS_DATA_DIR="$work/data" STRS_BIND="127.0.0.1:$port" RUST_LOG=warn \
-  target/debug/spacetime-records >"$work/server.log" 2>&1 &
-server=$!
 proxy=""
 cleanup() {
   [ -n "$proxy" ] && kill "$proxy" 2>/dev/null || true
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$work"
+  stop_server
 }
 trap cleanup EXIT
-
-for _ in $(seq 1 120); do
-  curl -sf "$base/ready" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -sf "$base/ready" >/dev/null || { echo "mcp-conformance: the server did not become ready" >&2; cat "$work/server.log" >&2; exit 1; }
-
-key="$(curl -sf -X POST "$base/api/v1/agents/register" -H 'content-type: application/json' \
-  -d '{"agent_type": "api_agent", "display_name": "MCP Conformance"}' \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"])')"
 
 node "$here/proxy.mjs" "$proxy_port" "$port" "$key" >"$work/proxy.log" 2>&1 &
 proxy=$!
