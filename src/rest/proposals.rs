@@ -29,7 +29,7 @@ pub struct ProposalsQuery {
     pub after: Option<uuid::Uuid>,
 }
 
-#[utoipa::path(get, path = "/api/v1/review-queue/field-proposals", tag = "review", params(ProposalsQuery),
+#[utoipa::path(get, path = "/api/v1/review-queue/field-proposals", operation_id = "list_field_proposals", tag = "review", params(ProposalsQuery),
     responses((status = 200, description = "Field proposals, newest first: the record's value and the contested one, each with its evidence, and why it is contested",
                body = Vec<FieldProposal>),
               (status = 422, description = "An unknown status, a limit out of range or a malformed id", body = ValidationErrorBody)))]
@@ -58,7 +58,7 @@ pub struct MyProposalsQuery {
     pub after: Option<uuid::Uuid>,
 }
 
-#[utoipa::path(get, path = "/api/v1/agents/me/field-proposals", tag = "agents", security(("bearer" = [])),
+#[utoipa::path(get, path = "/api/v1/agents/me/field-proposals", operation_id = "list_my_field_proposals", tag = "agents", security(("bearer" = [])),
     params(MyProposalsQuery),
     responses((status = 200, description = "The values the caller's entries proposed for established identity fields, newest first, with how each was decided",
                body = Vec<FieldProposal>),
@@ -76,7 +76,7 @@ pub async fn mine(
     ))
 }
 
-#[utoipa::path(post, path = "/api/v1/review-queue/field-proposals/{field_proposal_id}/accept", tag = "review",
+#[utoipa::path(post, path = "/api/v1/review-queue/field-proposals/{field_proposal_id}/accept", operation_id = "accept_field_proposal", tag = "review",
     security(("bearer" = [])), params(("field_proposal_id" = uuid::Uuid, Path)),
     responses((status = 200, description = "The proposal, now accepted: the record shows the proposed value, and a contribution names the operator", body = FieldProposal),
               (status = 401, description = "No valid bearer key or token", body = ErrorBody),
@@ -92,7 +92,7 @@ pub async fn accept(
     proposals::accept(&state, &ctx, id).await.map(Json)
 }
 
-#[utoipa::path(post, path = "/api/v1/review-queue/field-proposals/{field_proposal_id}/dismiss", tag = "review",
+#[utoipa::path(post, path = "/api/v1/review-queue/field-proposals/{field_proposal_id}/dismiss", operation_id = "dismiss_field_proposal", tag = "review",
     security(("bearer" = [])), params(("field_proposal_id" = uuid::Uuid, Path)),
     responses((status = 200, description = "The proposal, now dismissed: the record keeps its value", body = FieldProposal),
               (status = 401, description = "No valid bearer key or token", body = ErrorBody),
