@@ -154,7 +154,7 @@ pub fn build_router(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     let body_limit = state.config.max_body_bytes;
     let docs_pages = crate::web::api_docs::pages(&openapi);
-    let mcp = crate::mcp::router(state.clone());
+    let mcp = crate::mcp::router(state.clone(), &openapi);
     // Installs the metrics recorder before the first request is counted.
     crate::telemetry::handle();
     api.route("/openapi.json", get(move || async move { Json(openapi.as_ref().clone()) }))
@@ -166,7 +166,7 @@ pub fn build_router(state: AppState) -> Router {
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            rest::edge::edge,
+            crate::http::edge::edge,
         ))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))

@@ -200,9 +200,3 @@ impl AppError {
         }
     }
 }
-
-impl From<sqlx::Error> for AppError {
-    fn from(err: sqlx::Error) -> Self {
-        crate::db::constraints::map_sqlx_error(err)
-    }
-}

@@ -40,7 +40,7 @@ pub struct Shared {
     pub config: Arc<Config>,
     pub jwt: Arc<JwtKeys>,
     /// Requests in flight in this process: past `STRS_MAX_CONCURRENT_REQUESTS` a request is
-    /// refused at once (`rest::edge`).
+    /// refused at once (`http::edge`).
     pub permits: tokio::sync::Semaphore,
     /// Open GraphQL WebSockets in this process: past `STRS_MAX_WEBSOCKETS` an upgrade is refused
     /// (`graphql::websocket`); a connection holds its permit until it closes.

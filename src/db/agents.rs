@@ -2,47 +2,11 @@
 
 use crate::domain::{AgentStatus, AgentType, ListParams};
 pub use crate::records::agents::Agent;
-use chrono::{DateTime, Utc};
+pub use crate::records::agents::AgentPublic;
 use rust_decimal::Decimal;
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgConnection;
 use uuid::Uuid;
-
-/// The public metadata of an agent shown in lists: no free-form metadata, no certificate totals.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct AgentPublic {
-    pub id: Uuid,
-    pub principal_id: Option<Uuid>,
-    pub agent_type: AgentType,
-    pub display_name: String,
-    pub agent_handle: String,
-    pub description: Option<String>,
-    pub status: AgentStatus,
-    pub score_trust: Decimal,
-    pub score_reputation: Decimal,
-    #[schema(value_type = Object)]
-    pub capabilities: Value,
-    pub created_at_tstamp_utc: DateTime<Utc>,
-}
-
-impl From<Agent> for AgentPublic {
-    fn from(a: Agent) -> Self {
-        AgentPublic {
-            id: a.id,
-            principal_id: a.principal_id,
-            agent_type: a.agent_type,
-            display_name: a.display_name,
-            agent_handle: a.agent_handle,
-            description: a.description,
-            status: a.status,
-            score_trust: a.score_trust,
-            score_reputation: a.score_reputation,
-            capabilities: a.capabilities,
-            created_at_tstamp_utc: a.created_at_tstamp_utc,
-        }
-    }
-}
 
 pub struct NewAgent {
     pub principal_id: Option<Uuid>,

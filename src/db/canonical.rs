@@ -1,9 +1,99 @@
 //! Operations shared by the three canonical tables. Table names come from the closed
 //! `CanonicalTable` enum, never from input text, so formatting them into SQL is safe.
 
-use crate::domain::CanonicalTable;
+use super::batched::ById;
+use crate::domain::{CanonicalTable, ListParams};
+use crate::records::canonical::{CanonicalKind, CanonicalRequest, Entity, Listing};
 use sqlx::PgConnection;
 use uuid::Uuid;
+
+/// A canonical kind as stored: its columns and its batched lookup by id. The reads below are
+/// written once for the three kinds.
+pub trait CanonicalRow: CanonicalKind + ById {
+    const COLUMNS: &'static str;
+}
+
+impl CanonicalRow for Entity {
+    const COLUMNS: &'static str = super::entities::COLUMNS;
+}
+
+impl CanonicalRow for Listing {
+    const COLUMNS: &'static str = super::listings::COLUMNS;
+}
+
+impl CanonicalRow for CanonicalRequest {
+    const COLUMNS: &'static str = super::requests::COLUMNS;
+}
+
+/// The record an id answers with: itself, or the record it was merged into (following up to ten
+/// merges); compare the returned id with the asked one. One primary-key lookup unless the record
+/// is a redirect (rare): only then is the merge chain followed. The lookup is batched with the
+/// concurrent reads by id of other requests (`db::batched`).
+pub async fn get_following_merges<R: CanonicalRow>(
+    pool: &super::lean::LeanPool,
+    id: Uuid,
+) -> Result<Option<R>, sqlx::Error> {
+    match pool.by_id::<R>(id).await? {
+        Some(redirect) if redirect.merged_into_id().is_some() => {
+            sqlx::query_as(&following_merges_statement(R::TABLE, R::COLUMNS))
+                .bind(id)
+                .fetch_optional(pool)
+                .await
+        }
+        found => Ok(found),
+    }
+}
+
+/// Works on the pool or inside a transaction.
+pub async fn get_many<'c, R: CanonicalRow>(
+    executor: impl sqlx::PgExecutor<'c>,
+    ids: &[Uuid],
+) -> Result<Vec<R>, sqlx::Error> {
+    sqlx::query_as(&format!(
+        "SELECT {} FROM {} WHERE id = ANY($1)",
+        R::COLUMNS,
+        table_name(R::TABLE)
+    ))
+    .bind(ids)
+    .fetch_all(executor)
+    .await
+}
+
+fn list_statement(table: CanonicalTable, columns: &str) -> String {
+    format!(
+        "SELECT {columns} FROM {}
+         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
+        table_name(table)
+    )
+}
+
+/// Newest first, optionally by status.
+pub async fn list<'c, R: CanonicalRow>(
+    pool: impl super::Reads<'c>,
+    status: Option<&str>,
+    params: &ListParams,
+) -> Result<Vec<R>, sqlx::Error> {
+    sqlx::query_as(&list_statement(R::TABLE, R::COLUMNS))
+        .bind(status)
+        .bind(params.after)
+        .bind(params.fetch_limit())
+        .fetch_all(pool)
+        .await
+}
+
+/// The rows `list` would page through, up to `COUNT_CAP + 1`.
+pub async fn count<'c>(
+    pool: impl super::Reads<'c>,
+    table: CanonicalTable,
+    status: Option<&str>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(&super::counted(&list_statement(table, "id")))
+        .bind(status)
+        .bind(None::<Uuid>)
+        .bind(super::COUNT_CAP + 1)
+        .fetch_one(pool)
+        .await
+}
 
 pub fn table_name(table: CanonicalTable) -> &'static str {
     match table {

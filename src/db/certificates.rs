@@ -3,6 +3,8 @@
 //! `prev_hash` columns refuse a fork even from a writer that skipped the lock.
 
 use crate::domain::ListParams;
+pub use crate::records::certificates::CertificateFilter;
+pub use crate::records::certificates::CertificateKey;
 use crate::records::certificates::CommittedTrustCertificate;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -94,12 +96,6 @@ pub async fn get_many<'c>(
     .await
 }
 
-#[derive(Debug, Clone, Default)]
-pub struct CertificateFilter {
-    pub agent_id: Option<Uuid>,
-    pub currency_code: Option<String>,
-}
-
 /// Newest first.
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
@@ -133,13 +129,6 @@ pub async fn chain_from<'c>(
     .bind(limit)
     .fetch_all(pool)
     .await
-}
-
-/// Which key a batch of certificates is grouped by.
-#[derive(Debug, Clone, Copy)]
-pub enum CertificateKey {
-    Signature,
-    Agent,
 }
 
 /// The newest `per_key` certificates of each signature or agent: one statement for a page.

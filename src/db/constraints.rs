@@ -67,6 +67,14 @@ pub fn resource_status(sqlstate: &str) -> Option<u16> {
     }
 }
 
+/// Database errors become `AppError`s here, in the layer that knows the constraint names, so the
+/// error type itself names no database.
+impl From<sqlx::Error> for AppError {
+    fn from(err: sqlx::Error) -> Self {
+        map_sqlx_error(err)
+    }
+}
+
 pub fn map_sqlx_error(err: sqlx::Error) -> AppError {
     match &err {
         sqlx::Error::Database(db) if is_disk_full(db.code().as_deref().unwrap_or_default()) => {

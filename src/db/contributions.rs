@@ -1,6 +1,7 @@
 //! canonical_link_contributions: which entry created, updated, matched or supported which record.
 
 use crate::domain::{CanonicalTable, LinkType, ListParams};
+pub use crate::records::canonical::ContributionFilter;
 pub use crate::records::canonical::LinkContribution;
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -59,13 +60,6 @@ pub async fn insert_many(
     .execute(conn)
     .await?;
     Ok(())
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct ContributionFilter {
-    pub target_canonical_table: Option<CanonicalTable>,
-    pub target_canonical_id: Option<Uuid>,
-    pub space_time_entry_id: Option<Uuid>,
 }
 
 /// The statement `list` runs (and `count` counts); public so tests can read its plan.

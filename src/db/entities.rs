@@ -1,7 +1,6 @@
 //! canonical.entities: businesses, suppliers, places, organisations, people, facilities, assets.
 
 use crate::db::ranker::ScoreUpdate;
-use crate::domain::ListParams;
 pub use crate::records::canonical::{Entity, LinkUrl};
 use serde_json::Value;
 use sqlx::PgConnection;
@@ -83,49 +82,6 @@ pub async fn get<'c>(
     sqlx::query_as(BY_ID)
         .bind(id)
         .fetch_optional(executor)
-        .await
-}
-
-/// Works on the pool or inside a transaction.
-pub async fn get_many<'c>(
-    executor: impl sqlx::PgExecutor<'c>,
-    ids: &[Uuid],
-) -> Result<Vec<Entity>, sqlx::Error> {
-    sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM canonical.entities WHERE id = ANY($1)"
-    ))
-    .bind(ids)
-    .fetch_all(executor)
-    .await
-}
-
-fn list_statement(columns: &str) -> String {
-    format!(
-        "SELECT {columns} FROM canonical.entities
-         WHERE ($1::text IS NULL OR status = $1) AND ($2::uuid IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
-    )
-}
-
-pub async fn list<'c>(
-    pool: impl super::Reads<'c>,
-    status: Option<&str>,
-    params: &ListParams,
-) -> Result<Vec<Entity>, sqlx::Error> {
-    sqlx::query_as(&list_statement(COLUMNS))
-        .bind(status)
-        .bind(params.after)
-        .bind(params.fetch_limit())
-        .fetch_all(pool)
-        .await
-}
-
-/// The rows `list` would page through, up to `COUNT_CAP + 1`.
-pub async fn count<'c>(pool: impl super::Reads<'c>, status: Option<&str>) -> sqlx::Result<i64> {
-    sqlx::query_scalar(&super::counted(&list_statement("id")))
-        .bind(status)
-        .bind(None::<Uuid>)
-        .bind(super::COUNT_CAP + 1)
-        .fetch_one(pool)
         .await
 }
 
@@ -495,26 +451,4 @@ fn bind_write<'q>(query: PgQuery<'q>, w: &'q EntityWrite) -> PgQuery<'q> {
         .bind(&w.phone_key)
         .bind(&w.name_key)
         .bind(&w.field_evidence)
-}
-
-/// The record an id answers with: itself, or the record it was merged into (following up to ten
-/// merges); compare the returned id with the asked one. One primary-key lookup unless the record
-/// is a redirect (rare): only then is the merge chain followed. The lookup is batched with the
-/// concurrent reads by id of other requests (`db::batched`).
-pub async fn get_following_merges(
-    pool: &super::lean::LeanPool,
-    id: Uuid,
-) -> Result<Option<Entity>, sqlx::Error> {
-    match pool.by_id::<Entity>(id).await? {
-        Some(redirect) if redirect.merged_into_id.is_some() => {
-            sqlx::query_as(&super::canonical::following_merges_statement(
-                crate::domain::CanonicalTable::Entities,
-                COLUMNS,
-            ))
-            .bind(id)
-            .fetch_optional(pool)
-            .await
-        }
-        found => Ok(found),
-    }
 }

@@ -4,26 +4,10 @@
 
 use super::canonical::table_name;
 use crate::domain::CanonicalTable;
+pub use crate::records::canonical::Near;
 use sqlx::FromRow;
 use sqlx::postgres::PgRow;
 use uuid::Uuid;
-
-/// A record and its distance in metres from the asked point.
-#[derive(Debug, Clone)]
-pub struct Near<T> {
-    pub record: T,
-    pub distance_m: f64,
-}
-
-impl<'r, T: FromRow<'r, PgRow>> FromRow<'r, PgRow> for Near<T> {
-    fn from_row(row: &'r PgRow) -> sqlx::Result<Self> {
-        use sqlx::Row;
-        Ok(Near {
-            record: T::from_row(row)?,
-            distance_m: row.try_get("distance_m")?,
-        })
-    }
-}
 
 pub struct NearQuery {
     pub latitude: f64,

@@ -2,6 +2,7 @@
 
 use crate::domain::{ListParams, NoteVisibility};
 pub use crate::records::feedback::Note;
+pub use crate::records::feedback::NoteFilter;
 use serde_json::Value;
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -23,13 +24,6 @@ pub struct NewNote {
 pub struct Viewer {
     pub agent_id: Option<Uuid>,
     pub principal_id: Option<Uuid>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct NoteFilter {
-    pub target_schema: Option<String>,
-    pub target_table: Option<String>,
-    pub target_id: Option<Uuid>,
 }
 
 const COLUMNS: &str = "id, created_by_agent_id, parent_note_id, target_schema, target_table, target_id, body, \

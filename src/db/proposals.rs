@@ -1,6 +1,7 @@
 //! field_proposals: contested values of established identity fields, waiting for an operator.
 
 use crate::domain::{CanonicalTable, ListParams};
+pub use crate::records::proposals::ProposalFilter;
 use crate::records::proposals::{ContestedValue, FieldProposal, ValueEvidence};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
@@ -143,13 +144,6 @@ pub async fn supersede(
     .execute(conn)
     .await?
     .rows_affected())
-}
-
-#[derive(Debug, Default, Clone)]
-pub struct ProposalFilter {
-    pub status: Option<String>,
-    pub agent_id: Option<Uuid>,
-    pub record_id: Option<Uuid>,
 }
 
 /// The statement `list` runs; public so tests can read its plan.

@@ -1,6 +1,7 @@
 //! signals: structured feedback on records, and the duplicate review queue they feed.
 
 use crate::domain::{CanonicalTable, ListParams, SignalType};
+pub use crate::records::feedback::SignalFilter;
 pub use crate::records::feedback::{DuplicateCandidate, Signal};
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -17,13 +18,6 @@ pub struct NewSignal {
     pub weight: Decimal,
     pub reason: Option<String>,
     pub context: Value,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SignalFilter {
-    pub target_schema: Option<String>,
-    pub target_table: Option<String>,
-    pub target_id: Option<Uuid>,
 }
 
 const COLUMNS: &str = "id, created_by_agent_id, signal_type, target_schema, target_table, target_id, duplicate_of_id, \

@@ -2,6 +2,8 @@
 //! may read its term (the term's rule, joined in the SQL).
 
 use crate::domain::ListParams;
+pub use crate::records::terms::SignatureFilter;
+pub use crate::records::terms::SignatureKey;
 use crate::records::terms::TransactionTermsSignature;
 use serde_json::Value;
 use sqlx::PgConnection;
@@ -79,12 +81,6 @@ pub async fn get_many_visible<'c>(
     .await
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SignatureFilter {
-    pub transaction_term_id: Option<Uuid>,
-    pub signed_by_agent_id: Option<Uuid>,
-}
-
 pub async fn list<'c>(
     pool: impl super::Reads<'c>,
     viewer: Option<Uuid>,
@@ -104,13 +100,6 @@ pub async fn list<'c>(
     .bind(params.fetch_limit())
     .fetch_all(pool)
     .await
-}
-
-/// Which key a batch of signatures is grouped by.
-#[derive(Debug, Clone, Copy)]
-pub enum SignatureKey {
-    Term,
-    Signer,
 }
 
 /// The newest `per_key` visible signatures of each term or signer: one statement for a page.

@@ -5,6 +5,7 @@ use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCre
 use super::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
+use crate::records::agents::{AccessToken, AgentRegistration, ApiKeyCreated};
 use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
 use crate::records::certificates::CommittedTrustCertificate;
 use crate::records::entries::SpaceTimeEntry;
@@ -13,7 +14,7 @@ use crate::records::terms::{TransactionTerm, TransactionTermsSignature};
 use crate::services::messages::{Direction, MessageSelection};
 use crate::services::{agents, api_keys, tokens};
 use async_graphql::connection::Connection;
-use async_graphql::{ComplexObject, Context, Object, Result, SimpleObject};
+use async_graphql::{ComplexObject, Context, Object, Result};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -186,29 +187,6 @@ impl Agent {
     }
 }
 
-/// A new agent and its first API key. `apiKey` is shown once and never again.
-#[derive(SimpleObject)]
-pub struct AgentRegistration {
-    pub agent: Agent,
-    pub api_key: String,
-    pub key: ApiKey,
-}
-
-/// A new API key. `apiKey` is shown once and never again.
-#[derive(SimpleObject)]
-pub struct ApiKeyCreated {
-    pub api_key: String,
-    pub key: ApiKey,
-}
-
-/// A short-lived access token (JWT) usable wherever an API key is.
-#[derive(SimpleObject)]
-pub struct AccessToken {
-    pub access_token: String,
-    pub token_type: String,
-    pub expires_in: u64,
-}
-
 #[derive(Default)]
 pub struct AgentQuery;
 
@@ -277,12 +255,7 @@ impl AgentMutation {
         input: AgentCreate,
     ) -> Result<AgentRegistration> {
         let (state, rctx) = ctx_parts(ctx);
-        let r = agents::register(state, rctx, input, &["input"]).await?;
-        Ok(AgentRegistration {
-            agent: (r.agent),
-            api_key: r.api_key,
-            key: (r.key),
-        })
+        Ok(agents::register(state, rctx, input, &["input"]).await?)
     }
 
     /// Issues another API key to the calling agent.
@@ -293,11 +266,7 @@ impl AgentMutation {
     ) -> Result<ApiKeyCreated> {
         let (state, rctx) = ctx_parts(ctx);
         let body = input.unwrap_or_default();
-        let created = api_keys::create_mine(state, rctx, body, &["input"]).await?;
-        Ok(ApiKeyCreated {
-            api_key: created.api_key,
-            key: (created.key),
-        })
+        Ok(api_keys::create_mine(state, rctx, body, &["input"]).await?)
     }
 
     /// Revokes one of the calling agent's keys; it stops working on the next request.
@@ -310,11 +279,6 @@ impl AgentMutation {
     /// Mints a short-lived access token from the calling API key.
     async fn create_access_token(&self, ctx: &Context<'_>) -> Result<AccessToken> {
         let (state, rctx) = ctx_parts(ctx);
-        let t = tokens::create(state, rctx).await?;
-        Ok(AccessToken {
-            access_token: t.access_token,
-            token_type: t.token_type,
-            expires_in: t.expires_in,
-        })
+        Ok(tokens::create(state, rctx).await?)
     }
 }

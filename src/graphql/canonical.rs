@@ -7,25 +7,20 @@ use super::loaders::{
 };
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
-use crate::db::contributions::ContributionFilter;
 use crate::domain::CanonicalTable;
 use crate::records::agents::Agent;
-use crate::records::canonical::{CanonicalRequest, Entity, LinkContribution, Listing};
+use crate::records::canonical::ContributionFilter;
+use crate::records::canonical::{
+    CanonicalKind, CanonicalRecord, CanonicalRequest, Entity, LinkContribution, Listing,
+};
 use crate::records::entries::SpaceTimeEntry;
+use crate::services::canonical::CanonicalRow;
 use crate::services::{canonical, history};
 use async_graphql::connection::Connection;
-use async_graphql::{ComplexObject, Context, Object, Result, Union};
+use async_graphql::{ComplexObject, Context, Object, Result};
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 use uuid::Uuid;
-
-/// Any canonical record.
-#[derive(Union)]
-pub enum CanonicalRecord {
-    Entity(Entity),
-    Listing(Listing),
-    Request(CanonicalRequest),
-}
 
 pub async fn load_record(
     ctx: &Context<'_>,
@@ -103,186 +98,116 @@ where
 }
 
 /// A canonical record as a GeoJSON Feature with what a map layer labels and colours by.
-fn map_feature(
-    kind: &str,
-    id: Uuid,
-    (latitude, longitude): (f64, f64),
-    name: &str,
-    status: &str,
-    confidence: rust_decimal::Decimal,
-) -> async_graphql::Json<serde_json::Value> {
+fn map_feature<K: CanonicalKind>(record: &K) -> async_graphql::Json<serde_json::Value> {
+    let [longitude, latitude] = record.lng_lat();
     async_graphql::Json(crate::domain::geo::point_feature(
         latitude,
         longitude,
-        &id.to_string(),
-        serde_json::json!({"kind": kind, "name": name, "status": status,
-                           "scoreConfidence": confidence.to_string()}),
+        &record.feature_id().to_string(),
+        serde_json::json!({"kind": K::TABLE.record_name(), "name": record.label(),
+                           "status": record.status(),
+                           "scoreConfidence": record.score_confidence().to_string()}),
     ))
 }
 
-/// Graph edges of a canonical entity.
-#[ComplexObject]
-impl Entity {
-    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
-    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
-    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        map_feature(
-            "entity",
-            self.id,
-            (self.location_lat, self.location_lng),
-            &self.display_name,
-            &self.status,
-            self.score_confidence,
-        )
-    }
-    /// Where this record's data came from: each field's source and the contributions in time
-    /// order.
-    async fn provenance(&self) -> super::provenance::Provenance {
-        super::provenance::Provenance {
-            table: CanonicalTable::Entities,
-            id: self.id,
+/// The edges every canonical kind has, written once; each kind adds its own after them. An
+/// entity's notes, signals, duplicates and listings are written here too (`notes` switches them
+/// on): their complexity expressions name `child_complexity`, which the `ComplexObject` macro
+/// binds with this macro's hygiene, so they cannot be handed in by the caller.
+macro_rules! canonical_edges {
+    ($record:ty $(, entity_edges: $notes:ident)? { $($own:tt)* }) => {
+        #[ComplexObject]
+        impl $record {
+            /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
+            /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
+            async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
+                map_feature(self)
+            }
+            /// Where this record's data came from: each field's source and the contributions in time
+            /// order.
+            async fn provenance(&self) -> super::provenance::Provenance {
+                super::provenance::Provenance {
+                    table: <$record as CanonicalKind>::TABLE,
+                    id: self.id,
+                }
+            }
+            /// Provenance: every entry that created, updated, matched or supported this record.
+            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            async fn contributions(
+                &self,
+                ctx: &Context<'_>,
+                #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+            ) -> Result<Vec<Arc<LinkContribution>>> {
+                super::limits::first_of(contributions_to(ctx, self.id).await?, first)
+            }
+            /// The agent that claimed this record as its contact.
+            async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
+                load_agent(ctx, CanonicalKind::contact_agent_id(self)).await
+            }
+            $(
+            /// Notes on this entity that the caller may see, oldest first.
+            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            async fn $notes(
+                &self,
+                ctx: &Context<'_>,
+                #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+            ) -> Result<Vec<crate::records::feedback::Note>> {
+                edge::<super::loaders::NotesByTarget>(ctx, self.id, first).await
+            }
+            /// Signals on this entity, oldest first.
+            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            async fn signals(
+                &self,
+                ctx: &Context<'_>,
+                #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+            ) -> Result<Vec<crate::records::feedback::Signal>> {
+                edge::<super::loaders::SignalsByTarget>(ctx, self.id, first).await
+            }
+            /// Reported duplicate pairs involving this entity (never merged automatically).
+            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            async fn duplicate_candidates(
+                &self,
+                ctx: &Context<'_>,
+                #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
+            ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
+                edge::<super::loaders::DuplicatesByRecord>(ctx, self.id, first).await
+            }
+            /// Listings offered by this entity, newest first.
+            #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+            async fn listings(
+                &self,
+                ctx: &Context<'_>,
+                first: Option<i32>,
+                after: Option<String>,
+            ) -> Result<Connection<String, Listing, Total>> {
+                let (state, _) = ctx_parts(ctx);
+                let after_given = after.is_some();
+                let page =
+                    canonical::listings_of_provider(state, self.id, paging::params(first, after)?).await?;
+                let counter = Counter::ListingsOf(self.id);
+                Ok(paging::counted(page, |l| l.id, |l| l, after_given, counter))
+            }
+            )?
+            $($own)*
         }
-    }
-    /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn contributions(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<Arc<LinkContribution>>> {
-        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
-    }
-    /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
-        load_agent(ctx, self.contact_agent_id).await
-    }
-    /// Notes on this entity that the caller may see, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn notes(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<crate::records::feedback::Note>> {
-        edge::<super::loaders::NotesByTarget>(ctx, self.id, first).await
-    }
-    /// Signals on this entity, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn signals(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<crate::records::feedback::Signal>> {
-        edge::<super::loaders::SignalsByTarget>(ctx, self.id, first).await
-    }
-    /// Reported duplicate pairs involving this entity (never merged automatically).
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn duplicate_candidates(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
-        edge::<super::loaders::DuplicatesByRecord>(ctx, self.id, first).await
-    }
-    /// Listings offered by this entity, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
-    async fn listings(
-        &self,
-        ctx: &Context<'_>,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<Connection<String, Listing, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let page =
-            canonical::listings_of_provider(state, self.id, paging::params(first, after)?).await?;
-        let counter = Counter::ListingsOf(self.id);
-        Ok(paging::counted(page, |l| l.id, |l| l, after_given, counter))
-    }
+    };
 }
 
-/// Graph edges of a canonical listing.
-#[ComplexObject]
-impl Listing {
-    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
-    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
-    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        map_feature(
-            "listing",
-            self.id,
-            (self.core.location_lat, self.core.location_lng),
-            &self.core.title,
-            &self.core.status,
-            self.core.score_confidence,
-        )
-    }
-    /// Where this record's data came from: each field's source and the contributions in time
-    /// order.
-    async fn provenance(&self) -> super::provenance::Provenance {
-        super::provenance::Provenance {
-            table: CanonicalTable::Listings,
-            id: self.id,
-        }
-    }
-    /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn contributions(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<Arc<LinkContribution>>> {
-        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
-    }
-    /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
-        load_agent(ctx, self.core.contact_agent_id).await
-    }
+canonical_edges!(Entity, entity_edges: notes {});
+
+canonical_edges!(Listing {
     /// The entity offering this listing.
     async fn provider(&self, ctx: &Context<'_>) -> Result<Option<Arc<Entity>>> {
         load_entity(ctx, self.provider_entity_id).await
     }
-}
+});
 
-/// Graph edges of a canonical request.
-#[ComplexObject]
-impl CanonicalRequest {
-    /// The record's location as a GeoJSON Feature (RFC 7946: a Point, longitude first), with
-    /// `kind`, `name`, `status` and `scoreConfidence` as properties, ready for a map layer.
-    async fn geojson(&self) -> async_graphql::Json<serde_json::Value> {
-        map_feature(
-            "request",
-            self.id,
-            (self.core.location_lat, self.core.location_lng),
-            &self.core.title,
-            &self.core.status,
-            self.core.score_confidence,
-        )
-    }
-    /// Where this record's data came from: each field's source and the contributions in time
-    /// order.
-    async fn provenance(&self) -> super::provenance::Provenance {
-        super::provenance::Provenance {
-            table: CanonicalTable::Requests,
-            id: self.id,
-        }
-    }
-    /// Provenance: every entry that created, updated, matched or supported this record.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
-    async fn contributions(
-        &self,
-        ctx: &Context<'_>,
-        #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
-    ) -> Result<Vec<Arc<LinkContribution>>> {
-        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
-    }
-    /// The agent that claimed this record as its contact.
-    async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
-        load_agent(ctx, self.core.contact_agent_id).await
-    }
+canonical_edges!(CanonicalRequest {
     /// The entity asking, when known.
     async fn requester(&self, ctx: &Context<'_>) -> Result<Option<Arc<Entity>>> {
         load_entity(ctx, self.requester_entity_id).await
     }
-}
+});
 
 /// Graph edges of a provenance link.
 #[ComplexObject]
@@ -306,6 +231,37 @@ impl LinkContribution {
     }
 }
 
+/// One record of kind `K` by id; null when it does not exist. A merged record's id answers with
+/// the record it was merged into (compare `id`).
+async fn one<K: CanonicalRow>(ctx: &Context<'_>, id: Uuid) -> Result<Option<K>> {
+    let (state, _) = ctx_parts(ctx);
+    super::found(canonical::record::<K>(state, id).await).map_err(Into::into)
+}
+
+/// A page of records of kind `K`, newest first, optionally by status.
+async fn page<K: CanonicalRow + async_graphql::OutputType>(
+    ctx: &Context<'_>,
+    status: Option<String>,
+    first: Option<i32>,
+    after: Option<String>,
+) -> Result<Connection<String, K, Total>> {
+    let (state, _) = ctx_parts(ctx);
+    let after_given = after.is_some();
+    let params = paging::params(first, after)?;
+    let page = canonical::list::<K>(state, status.as_deref(), params, &["status"]).await?;
+    let counter = Counter::Canonical {
+        table: K::TABLE,
+        status,
+    };
+    Ok(paging::counted(
+        page,
+        |r| r.feature_id(),
+        |r| r,
+        after_given,
+        counter,
+    ))
+}
+
 #[derive(Default)]
 pub struct CanonicalQuery;
 
@@ -321,10 +277,9 @@ impl CanonicalQuery {
         id: Uuid,
         as_of: Option<DateTime<Utc>>,
     ) -> Result<Option<Entity>> {
-        let (state, _) = ctx_parts(ctx);
         match as_of {
-            Some(instant) => Ok(history::entity_as_of(state, id, instant).await?),
-            None => super::found(canonical::entity(state, id).await).map_err(Into::into),
+            Some(instant) => Ok(history::entity_as_of(ctx_parts(ctx).0, id, instant).await?),
+            None => one(ctx, id).await,
         }
     }
 
@@ -337,27 +292,13 @@ impl CanonicalQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, Entity, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let page = canonical::entities(
-            state,
-            status.as_deref(),
-            paging::params(first, after)?,
-            &["status"],
-        )
-        .await?;
-        let counter = Counter::Canonical {
-            table: CanonicalTable::Entities,
-            status,
-        };
-        Ok(paging::counted(page, |e| e.id, |r| r, after_given, counter))
+        page(ctx, status, first, after).await
     }
 
     /// One canonical listing by id; null when it does not exist. A merged listing's id answers
     /// with the listing it was merged into (compare `id`).
     async fn listing(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Listing>> {
-        let (state, _) = ctx_parts(ctx);
-        super::found(canonical::listing(state, id).await).map_err(Into::into)
+        one(ctx, id).await
     }
 
     /// Canonical listings, newest first.
@@ -369,27 +310,13 @@ impl CanonicalQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, Listing, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let page = canonical::listings(
-            state,
-            status.as_deref(),
-            paging::params(first, after)?,
-            &["status"],
-        )
-        .await?;
-        let counter = Counter::Canonical {
-            table: CanonicalTable::Listings,
-            status,
-        };
-        Ok(paging::counted(page, |l| l.id, |r| r, after_given, counter))
+        page(ctx, status, first, after).await
     }
 
     /// One canonical request by id; null when it does not exist. A merged request's id answers
     /// with the request it was merged into (compare `id`).
     async fn request(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<CanonicalRequest>> {
-        let (state, _) = ctx_parts(ctx);
-        super::found(canonical::request(state, id).await).map_err(Into::into)
+        one(ctx, id).await
     }
 
     /// Canonical requests, newest first.
@@ -401,20 +328,7 @@ impl CanonicalQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, CanonicalRequest, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let page = canonical::requests(
-            state,
-            status.as_deref(),
-            paging::params(first, after)?,
-            &["status"],
-        )
-        .await?;
-        let counter = Counter::Canonical {
-            table: CanonicalTable::Requests,
-            status,
-        };
-        Ok(paging::counted(page, |r| r.id, |r| r, after_given, counter))
+        page(ctx, status, first, after).await
     }
 
     /// Link contributions, newest first, by target and/or entry.

@@ -3,8 +3,8 @@
 use super::canonical::load_agent;
 use super::dealing_loaders::{SignatureLoader, load_one};
 use super::{ctx_parts, paging};
-use crate::db::certificates::CertificateFilter;
 use crate::records::agents::Agent;
+use crate::records::certificates::CertificateFilter;
 use crate::records::certificates::{
     CertificateProof, CommittedTrustCertificate, CommittedTrustCertificateCreate, LedgerHead,
 };

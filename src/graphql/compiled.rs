@@ -19,6 +19,7 @@
 //! serde agree on every scalar admitted here except `DateTime`, which GraphQL writes with
 //! `+00:00` where serde writes `Z`, and is rewritten.
 
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::canonical;
 use crate::state::AppState;
 use async_graphql::parser::types::{
@@ -53,9 +54,17 @@ impl Root {
     /// executor then gives the answer, null or error, as it always has).
     async fn fetch(self, state: &AppState, id: Uuid) -> Option<Value> {
         let value = match self {
-            Root::Entity => serde_json::to_value(canonical::entity(state, id).await.ok()?),
-            Root::Listing => serde_json::to_value(canonical::listing(state, id).await.ok()?),
-            Root::Request => serde_json::to_value(canonical::request(state, id).await.ok()?),
+            Root::Entity => {
+                serde_json::to_value(canonical::record::<Entity>(state, id).await.ok()?)
+            }
+            Root::Listing => {
+                serde_json::to_value(canonical::record::<Listing>(state, id).await.ok()?)
+            }
+            Root::Request => serde_json::to_value(
+                canonical::record::<CanonicalRequest>(state, id)
+                    .await
+                    .ok()?,
+            ),
         };
         value.ok()
     }

@@ -4,10 +4,10 @@
 
 use super::batching::DataLoader;
 use crate::ctx::Ctx;
-use crate::db::certificates::CertificateKey;
-use crate::db::signatures::SignatureKey;
+use crate::records::certificates::CertificateKey;
 use crate::records::certificates::CommittedTrustCertificate;
 use crate::records::messages::Message;
+use crate::records::terms::SignatureKey;
 use crate::records::terms::{TransactionTerm, TransactionTermsSignature};
 use crate::services::{certificates, messages, terms};
 use crate::state::AppState;

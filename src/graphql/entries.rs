@@ -1,12 +1,13 @@
 //! Space-time entry type, queries and mutations.
 
-use super::canonical::{CanonicalRecord, contributions_of_entry, load_record};
+use super::canonical::{contributions_of_entry, load_record};
 use super::loaders::AgentLoader;
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::domain::DecimalInput;
 use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType};
 use crate::records::agents::Agent;
+use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::LinkContribution;
 use crate::records::entries::SpaceTimeEntry;
 use crate::services::entries;

@@ -1,13 +1,14 @@
 //! Notes, signals and the duplicate review queue.
 
-use super::canonical::{CanonicalRecord, load_agent, load_record};
+use super::canonical::{load_agent, load_record};
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
-use crate::db::notes::NoteFilter;
-use crate::db::signals::SignalFilter;
 use crate::domain::DecimalInput;
 use crate::domain::{NoteVisibility, SignalType};
 use crate::records::agents::Agent;
+use crate::records::canonical::CanonicalRecord;
+use crate::records::feedback::NoteFilter;
+use crate::records::feedback::SignalFilter;
 use crate::records::feedback::{DuplicateCandidate, Note, Signal};
 use crate::services::{notes, signals};
 use async_graphql::connection::Connection;

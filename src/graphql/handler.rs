@@ -5,7 +5,7 @@
 use super::http::{self, Media};
 use super::limits::LimitedSchema;
 use crate::error::AppError;
-use crate::rest::extract::{context, parse_json, read_body, require_json};
+use crate::http::{context, parse_json, read_body, require_json};
 use crate::state::AppState;
 use async_graphql::parser::types::OperationType;
 use axum::Extension;
@@ -22,8 +22,8 @@ use axum::response::Response;
                content((Object = "application/json"), (Object = "application/graphql-response+json"))),
               (status = 400, description = "A request error: a body that is not a GraphQL request (not JSON, no string `query`), or, with `Accept: application/graphql-response+json`, a document that does not parse or validate or variables that do not coerce. A GraphQL response with `errors` and no `data`",
                content((Object = "application/json"), (Object = "application/graphql-response+json"))),
-              (status = 401, body = crate::rest::ErrorBody), (status = 413, body = crate::rest::ErrorBody),
-              (status = 415, body = crate::rest::ErrorBody)))]
+              (status = 401, body = crate::http::ErrorBody), (status = 413, body = crate::http::ErrorBody),
+              (status = 415, body = crate::http::ErrorBody)))]
 pub async fn graphql_post(
     State(state): State<AppState>,
     Extension(schema): Extension<LimitedSchema>,
@@ -94,7 +94,7 @@ fn not_a_graphql_request(media: Media, items: &[crate::error::FieldError]) -> Re
                content((Object = "application/json"), (Object = "application/graphql-response+json"), (String = "text/html"))),
               (status = 400, description = "A request error: no `query` (nor persisted query), parameters that do not decode, or, with `Accept: application/graphql-response+json`, a document that does not parse or validate. A GraphQL response with `errors` and no `data`",
                content((Object = "application/json"), (Object = "application/graphql-response+json"))),
-              (status = 401, body = crate::rest::ErrorBody),
+              (status = 401, body = crate::http::ErrorBody),
               (status = 405, description = "A mutation: mutations are only accepted over POST (`Allow: POST`)",
                content((Object = "application/json"), (Object = "application/graphql-response+json")))))]
 pub async fn graphql_get(

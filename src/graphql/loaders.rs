@@ -6,15 +6,16 @@
 //! maps included) was a tenth of a nested query's time (docs/benchmarks.md).
 
 use crate::ctx::Ctx;
-use crate::db::agents::Agent;
-use crate::db::contributions::LinkContribution;
-use crate::db::entities::Entity;
-use crate::db::entries::SpaceTimeEntry;
-use crate::db::listings::Listing;
-use crate::db::notes::Note;
-use crate::db::principals::Principal;
-use crate::db::requests::CanonicalRequest;
-use crate::db::signals::{DuplicateCandidate, Signal};
+use crate::records::agents::Agent;
+use crate::records::agents::Principal;
+use crate::records::canonical::CanonicalRequest;
+use crate::records::canonical::Entity;
+use crate::records::canonical::LinkContribution;
+use crate::records::canonical::Listing;
+use crate::records::entries::SpaceTimeEntry;
+use crate::records::feedback::DuplicateCandidate;
+use crate::records::feedback::Note;
+use crate::records::feedback::Signal;
 use crate::services;
 use crate::state::AppState;
 use async_graphql::dataloader::Loader;
@@ -45,12 +46,16 @@ macro_rules! id_loader {
 id_loader!(PrincipalLoader, Principal, services::principals::get_many);
 id_loader!(AgentLoader, Agent, services::agents::get_many);
 id_loader!(EntryLoader, SpaceTimeEntry, services::entries::get_many);
-id_loader!(EntityLoader, Entity, services::canonical::entities_by_ids);
-id_loader!(ListingLoader, Listing, services::canonical::listings_by_ids);
+id_loader!(EntityLoader, Entity, services::canonical::by_ids::<Entity>);
+id_loader!(
+    ListingLoader,
+    Listing,
+    services::canonical::by_ids::<Listing>
+);
 id_loader!(
     RequestLoader,
     CanonicalRequest,
-    services::canonical::requests_by_ids
+    services::canonical::by_ids::<CanonicalRequest>
 );
 
 /// Contributions grouped by the record they point at.

@@ -2,9 +2,10 @@
 //! nearest first, each edge with its distance. Relay connections keyed on (distance, id).
 
 use super::ctx_parts;
-use crate::db::nearby::Near;
 use crate::domain::Page;
+use crate::records::canonical::Near;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::canonical::CanonicalRow;
 use crate::services::nearby::{self, NearArgs};
 use async_graphql::connection::{Connection, ConnectionNameType, Edge, EdgeNameType, EmptyFields};
 use async_graphql::{Context, Object, OutputType, Result, SimpleObject};
@@ -54,22 +55,26 @@ near_names!(
 
 type NearConnection<T, C, E> = Connection<String, T, EmptyFields, Distance, C, E>;
 
-fn connection<T: OutputType, C: ConnectionNameType, E: EdgeNameType>(
-    page: Page<Near<T>>,
-    id_of: impl Fn(&T) -> uuid::Uuid,
-    after_given: bool,
-) -> NearConnection<T, C, E> {
-    let mut connection = Connection::new(after_given, page.has_next_page);
+/// Records of kind `K` near a point, nearest first, as a connection with each edge's distance.
+async fn near<K, C, E>(ctx: &Context<'_>, args: NearArgs) -> Result<NearConnection<K, C, E>>
+where
+    K: CanonicalRow + OutputType,
+    C: ConnectionNameType,
+    E: EdgeNameType,
+{
+    let (state, _) = ctx_parts(ctx);
+    let page: Page<Near<K>> = nearby::page::<K>(state, &args).await?;
+    let mut connection = Connection::new(args.after.is_some(), page.has_next_page);
     connection.edges.extend(page.items.into_iter().map(|near| {
         Edge::with_additional_fields(
-            nearby::cursor(near.distance_m, id_of(&near.record)),
+            nearby::cursor(near.distance_m, near.record.feature_id()),
             near.record,
             Distance {
                 distance_meters: near.distance_m,
             },
         )
     }));
-    connection
+    Ok(connection)
 }
 
 #[derive(Default)]
@@ -89,8 +94,6 @@ impl NearbyQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<NearConnection<Entity, EntityNear, EntityNearEdge>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
         let args = NearArgs {
             latitude,
             longitude,
@@ -98,8 +101,7 @@ impl NearbyQuery {
             first,
             after,
         };
-        let page = nearby::entities(state, &args).await?;
-        Ok(connection(page, |e: &Entity| e.id, after_given))
+        near(ctx, args).await
     }
 
     /// Canonical listings near a point, nearest first (as `entitiesNear`).
@@ -113,8 +115,6 @@ impl NearbyQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<NearConnection<Listing, ListingNear, ListingNearEdge>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
         let args = NearArgs {
             latitude,
             longitude,
@@ -122,8 +122,7 @@ impl NearbyQuery {
             first,
             after,
         };
-        let page = nearby::listings(state, &args).await?;
-        Ok(connection(page, |l: &Listing| l.id, after_given))
+        near(ctx, args).await
     }
 
     /// Canonical requests near a point, nearest first (as `entitiesNear`).
@@ -137,8 +136,6 @@ impl NearbyQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<NearConnection<CanonicalRequest, RequestNear, RequestNearEdge>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
         let args = NearArgs {
             latitude,
             longitude,
@@ -146,7 +143,6 @@ impl NearbyQuery {
             first,
             after,
         };
-        let page = nearby::requests(state, &args).await?;
-        Ok(connection(page, |r: &CanonicalRequest| r.id, after_given))
+        near(ctx, args).await
     }
 }

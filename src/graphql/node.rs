@@ -1,10 +1,10 @@
 //! `node(id)` and `canonicalRecord(id)`: answers for an id whatever it names, each record read
 //! through its own getter (a message or a term the caller may not see is `null`).
 
-use super::canonical::CanonicalRecord;
 use super::{ctx_parts, found};
 use crate::error::{AppError, AppResult};
 use crate::records::agents::{Agent, Principal};
+use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::records::certificates::CommittedTrustCertificate;
 use crate::records::entries::SpaceTimeEntry;
@@ -48,9 +48,15 @@ impl NodeQuery {
             RecordKind::SpaceTimeEntry => {
                 found(entries::get(state, id).await)?.map(Node::SpaceTimeEntry)
             }
-            RecordKind::Entity => found(canonical::entity(state, id).await)?.map(Node::Entity),
-            RecordKind::Listing => found(canonical::listing(state, id).await)?.map(Node::Listing),
-            RecordKind::Request => found(canonical::request(state, id).await)?.map(Node::Request),
+            RecordKind::Entity => {
+                found(canonical::record::<Entity>(state, id).await)?.map(Node::Entity)
+            }
+            RecordKind::Listing => {
+                found(canonical::record::<Listing>(state, id).await)?.map(Node::Listing)
+            }
+            RecordKind::Request => {
+                found(canonical::record::<CanonicalRequest>(state, id).await)?.map(Node::Request)
+            }
             RecordKind::Message => {
                 visible(messages::get(state, rctx, id).await)?.map(Node::Message)
             }
@@ -77,13 +83,14 @@ impl NodeQuery {
         let (state, _) = ctx_parts(ctx);
         Ok(match lookup::kind_of(state, id).await? {
             Some(RecordKind::Entity) => {
-                found(canonical::entity(state, id).await)?.map(CanonicalRecord::Entity)
+                found(canonical::record::<Entity>(state, id).await)?.map(CanonicalRecord::Entity)
             }
             Some(RecordKind::Listing) => {
-                found(canonical::listing(state, id).await)?.map(CanonicalRecord::Listing)
+                found(canonical::record::<Listing>(state, id).await)?.map(CanonicalRecord::Listing)
             }
             Some(RecordKind::Request) => {
-                found(canonical::request(state, id).await)?.map(CanonicalRecord::Request)
+                found(canonical::record::<CanonicalRequest>(state, id).await)?
+                    .map(CanonicalRecord::Request)
             }
             _ => None,
         })

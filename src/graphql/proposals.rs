@@ -2,13 +2,14 @@
 //! and their decisions `acceptFieldProposal` / `dismissFieldProposal` (admin scope), over
 //! `services::proposals` like REST and the admin CLI.
 
-use super::canonical::{CanonicalRecord, load_agent, load_record};
+use super::canonical::{load_agent, load_record};
 use super::loaders::{Cached, EntryLoader};
 use super::{ctx_parts, paging};
-use crate::db::proposals::ProposalFilter;
 use crate::records::agents::Agent;
+use crate::records::canonical::CanonicalRecord;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::proposals::FieldProposal;
+use crate::records::proposals::ProposalFilter;
 use crate::services::proposals;
 use async_graphql::connection::Connection;
 use async_graphql::{ComplexObject, Context, Object, Result};

@@ -2,11 +2,12 @@
 //! to its contributions, and an agent's influence. Batched per request like every other edge.
 
 use super::batching::DataLoader;
-use super::canonical::{CanonicalRecord, contributions_to, load_agent, load_record};
+use super::canonical::{contributions_to, load_agent, load_record};
 use super::loaders::{Cached, EntryLoader, LoadError};
 use crate::domain::CanonicalTable;
 use crate::domain::Page;
 use crate::records::agents::Agent;
+use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::LinkContribution;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::provenance::{AgentInfluence, FieldSource, TouchedCoverage, TouchedRecord};

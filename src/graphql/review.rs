@@ -2,11 +2,12 @@
 //! operators' merges of entities, listings and requests and their undo (admin scope), over
 //! `services::review` and `services::merge` like REST and the admin CLI.
 
-use super::canonical::{CanonicalRecord, load_agent, load_record};
+use super::canonical::{load_agent, load_record};
 use super::loaders::{Cached, EntryLoader};
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::records::agents::Agent;
+use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::processing::ProcessResult;

@@ -1,34 +1,10 @@
 //! `search(...)`: the same service and the same answer as GET /api/v1/search.
 
-use super::canonical::CanonicalRecord;
 use super::ctx_parts;
-use crate::domain::CanonicalTable;
+use crate::records::search::SearchResult;
 use crate::search::SearchInput;
-use crate::services::search::{self, CanonicalRecord as Record};
+use crate::services::search;
 use async_graphql::{Context, Json, Object, Result, SimpleObject};
-use uuid::Uuid;
-
-/// The parts a result's score is made of.
-#[derive(SimpleObject)]
-pub struct ScoreParts {
-    pub text: f64,
-    pub distance: Option<f64>,
-    pub confidence: f64,
-}
-
-#[derive(SimpleObject)]
-pub struct SearchResult {
-    pub canonical_table: CanonicalTable,
-    /// entity, listing or request.
-    pub canonical_type: String,
-    pub id: Uuid,
-    pub label: String,
-    pub score: f64,
-    pub score_parts: ScoreParts,
-    pub distance_meters: Option<f64>,
-    pub dimensions_present: Vec<String>,
-    pub record: CanonicalRecord,
-}
 
 #[derive(SimpleObject)]
 pub struct SearchResponse {
@@ -77,32 +53,9 @@ impl SearchQuery {
         };
         let response = search::search(state, input, &[]).await?;
         let query = serde_json::to_value(&response.query).unwrap_or_default();
-        let results = response
-            .results
-            .into_iter()
-            .map(|r| SearchResult {
-                canonical_table: r.canonical_table,
-                canonical_type: r.canonical_type,
-                id: r.id,
-                label: r.label,
-                score: r.score,
-                score_parts: ScoreParts {
-                    text: r.score_parts.text,
-                    distance: r.score_parts.distance,
-                    confidence: r.score_parts.confidence,
-                },
-                distance_meters: r.distance_meters,
-                dimensions_present: r.dimensions_present,
-                record: match r.record {
-                    Record::Entity(e) => CanonicalRecord::Entity(e),
-                    Record::Listing(l) => CanonicalRecord::Listing(l),
-                    Record::Request(q) => CanonicalRecord::Request(q),
-                },
-            })
-            .collect();
         Ok(SearchResponse {
             query: Json(query),
-            results,
+            results: response.results,
         })
     }
 }

@@ -2,10 +2,11 @@
 //! a filter over the database's change events (`services::events`); each event is re-read with
 //! the subscriber's own visibility before it is sent.
 
-use super::canonical::{CanonicalRecord, load_record};
+use super::canonical::load_record;
 use super::ctx_parts;
 use crate::domain::CanonicalTable;
 use crate::error::AppError;
+use crate::records::canonical::CanonicalRecord;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::messages::Message;
 use crate::services::events::{self, ChangeEvent, Fence, RecordFilter};

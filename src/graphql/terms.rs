@@ -5,9 +5,9 @@ use super::dealing_loaders::{
     CertificatesBySignature, SignaturesByTerm, TermLoader, load_group, load_one,
 };
 use super::{ctx_parts, paging};
-use crate::db::signatures::SignatureFilter;
 use crate::records::agents::Agent;
 use crate::records::certificates::CommittedTrustCertificate;
+use crate::records::terms::SignatureFilter;
 use crate::records::terms::{
     TransactionTerm, TransactionTermCreate, TransactionTermsSignature,
     TransactionTermsSignatureCreate,

@@ -7,11 +7,11 @@
 use super::batching::DataLoader;
 use super::loaders::LoadError;
 use super::{ctx_parts, request_loaders};
-use crate::db::contributions::ContributionFilter;
-use crate::db::notes::NoteFilter;
-use crate::db::signals::SignalFilter;
 use crate::domain::area::BoundingBox;
 use crate::domain::{CanonicalTable, EntryStatus, ListParams};
+use crate::records::canonical::ContributionFilter;
+use crate::records::feedback::NoteFilter;
+use crate::records::feedback::SignalFilter;
 use crate::services::counts::{self, Count};
 use crate::services::messages::MessageSelection;
 use crate::services::within::{AreaInput, WithinArgs};
@@ -73,18 +73,7 @@ impl Counter {
             let (state, rctx) = ctx_parts(ctx);
             let count = match self {
                 Counter::Canonical { table, status } => {
-                    let status = status.as_deref();
-                    match table {
-                        CanonicalTable::Entities => {
-                            counts::entities(state, status, &["status"]).await?
-                        }
-                        CanonicalTable::Listings => {
-                            counts::listings(state, status, &["status"]).await?
-                        }
-                        CanonicalTable::Requests => {
-                            counts::requests(state, status, &["status"]).await?
-                        }
-                    }
+                    counts::canonical(state, *table, status.as_deref(), &["status"]).await?
                 }
                 Counter::Within {
                     table,

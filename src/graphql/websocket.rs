@@ -9,7 +9,7 @@ use super::limits::LimitedSchema;
 use super::subscriptions::SubscriptionSlots;
 use crate::ctx::Ctx;
 use crate::error::AppError;
-use crate::rest::extract::bearer;
+use crate::http::bearer;
 use crate::state::AppState;
 use async_graphql::http::{
     ALL_WEBSOCKET_PROTOCOLS, WebSocket as GraphQLSocket, WebSocketProtocols, WsMessage,

@@ -4,8 +4,9 @@
 use super::totals::{Counter, Total};
 use super::{ctx_parts, paging};
 use crate::domain::area::BoundingBox;
-use crate::domain::{CanonicalTable, ListParams, Page};
+use crate::domain::{ListParams, Page};
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::canonical::CanonicalRow;
 use crate::services::within::{self, AreaInput, WithinArgs};
 use async_graphql::connection::Connection;
 use async_graphql::{Context, InputObject, Json, Object, Result};
@@ -71,23 +72,33 @@ impl Arguments {
     }
 }
 
-impl Arguments {
-    /// The page, and `totalCount` over the same area and status.
-    fn connection<T: async_graphql::OutputType>(
-        self,
-        table: CanonicalTable,
-        page: Page<T>,
-        id_of: impl Fn(&T) -> uuid::Uuid,
-        after_given: bool,
-    ) -> Connection<String, T, Total> {
-        let counter = Counter::Within {
-            table,
-            bbox: self.bbox.map(Into::into),
-            polygon: self.polygon.map(|json| json.0),
-            status: self.status,
-        };
-        paging::counted(page, id_of, |record| record, after_given, counter)
-    }
+/// Records of kind `K` in the area, newest first: the page, and `totalCount` over the same area
+/// and status.
+async fn records<K: CanonicalRow + async_graphql::OutputType>(
+    ctx: &Context<'_>,
+    bbox: Option<BoundingBoxInput>,
+    polygon: Option<Json<serde_json::Value>>,
+    status: Option<String>,
+    first: Option<i32>,
+    after: Option<String>,
+) -> Result<Connection<String, K, Total>> {
+    let (state, _) = ctx_parts(ctx);
+    let after_given = after.is_some();
+    let args = Arguments::new(bbox, polygon, status, first, after)?;
+    let page: Page<K> = within::records::<K>(state, &args.service_args()).await?;
+    let counter = Counter::Within {
+        table: K::TABLE,
+        bbox: args.bbox.map(Into::into),
+        polygon: args.polygon.map(|json| json.0),
+        status: args.status,
+    };
+    Ok(paging::counted(
+        page,
+        |r| r.feature_id(),
+        |r| r,
+        after_given,
+        counter,
+    ))
 }
 
 #[derive(Default)]
@@ -109,11 +120,7 @@ impl WithinQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, Entity, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let args = Arguments::new(bbox, polygon, status, first, after)?;
-        let page = within::entities(state, &args.service_args()).await?;
-        Ok(args.connection(CanonicalTable::Entities, page, |e| e.id, after_given))
+        records(ctx, bbox, polygon, status, first, after).await
     }
 
     /// Canonical listings inside a box or polygon (as `entitiesWithin`).
@@ -127,11 +134,7 @@ impl WithinQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, Listing, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let args = Arguments::new(bbox, polygon, status, first, after)?;
-        let page = within::listings(state, &args.service_args()).await?;
-        Ok(args.connection(CanonicalTable::Listings, page, |l| l.id, after_given))
+        records(ctx, bbox, polygon, status, first, after).await
     }
 
     /// Canonical requests inside a box or polygon (as `entitiesWithin`).
@@ -145,10 +148,6 @@ impl WithinQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, CanonicalRequest, Total>> {
-        let (state, _) = ctx_parts(ctx);
-        let after_given = after.is_some();
-        let args = Arguments::new(bbox, polygon, status, first, after)?;
-        let page = within::requests(state, &args.service_args()).await?;
-        Ok(args.connection(CanonicalTable::Requests, page, |r| r.id, after_given))
+        records(ctx, bbox, polygon, status, first, after).await
     }
 }

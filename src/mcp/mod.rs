@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// travels to the tools in the request's extensions.
 async fn require_agent(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
-    let ctx = match crate::rest::extract::context(&parts, &state).await {
+    let ctx = match crate::http::context(&parts, &state).await {
         Ok(ctx) if ctx.actor.is_some() => ctx,
         Ok(_) => return AppError::Unauthorized.into_response(),
         Err(e) => return e.into_response(),
@@ -50,7 +50,10 @@ fn allowed_origins(config: &crate::config::Config) -> Vec<String> {
 }
 
 /// `/mcp` and `/mcp/`, authenticated, as a router to merge into the application.
-pub fn router<S: Clone + Send + Sync + 'static>(state: AppState) -> Router<S> {
+pub fn router<S: Clone + Send + Sync + 'static>(
+    state: AppState,
+    api: &utoipa::openapi::OpenApi,
+) -> Router<S> {
     let config = StreamableHttpServerConfig::default()
         // Stateless: no session lives in one process, so any process of a fleet answers.
         .with_legacy_session_mode(false)
@@ -60,7 +63,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(state: AppState) -> Router<S> {
         .with_allowed_hosts(state.config.mcp_allowed_hosts.clone())
         .with_allowed_origins(allowed_origins(&state.config))
         .enforce_origin_validation();
-    let catalogue = Arc::new(tools::catalogue());
+    let catalogue = Arc::new(tools::catalogue(&schema::Schemas::of_document(api)));
     let for_factory = state.clone();
     let service = StreamableHttpService::new(
         move || {

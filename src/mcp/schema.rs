@@ -4,78 +4,90 @@
 
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use utoipa::openapi::{RefOr, schema::Schema};
 
-fn components() -> &'static Map<String, Value> {
-    static COMPONENTS: OnceLock<Map<String, Value>> = OnceLock::new();
-    COMPONENTS.get_or_init(|| {
-        let doc = serde_json::to_value(crate::app::openapi()).unwrap_or(Value::Null);
-        doc["components"]["schemas"]
+/// The REST contract's component schemas, from the OpenAPI document the application hands over
+/// when it builds the router: the MCP layer never builds the document itself.
+pub struct Schemas {
+    components: Map<String, Value>,
+}
+
+impl Schemas {
+    pub fn of_document(api: &utoipa::openapi::OpenApi) -> Schemas {
+        let doc = serde_json::to_value(api).unwrap_or(Value::Null);
+        let components = doc["components"]["schemas"]
             .as_object()
             .cloned()
-            .unwrap_or_default()
-    })
-}
-
-/// The schema of `T` (a `ToSchema` type), standing alone.
-pub fn of<T: utoipa::ToSchema>() -> Arc<Map<String, Value>> {
-    let mut own: Vec<(String, RefOr<Schema>)> = Vec::new();
-    T::schemas(&mut own);
-    let mut extra = Map::new();
-    for (name, schema) in own {
-        extra.insert(name, serde_json::to_value(schema).unwrap_or(Value::Null));
+            .unwrap_or_default();
+        Schemas { components }
     }
-    let root = serde_json::to_value(T::schema()).unwrap_or(Value::Null);
-    standalone(root, &extra)
-}
 
-/// An object schema with one property holding `inner` (MCP tool outputs must be objects).
-pub fn wrapped(property: &str, inner: Value, description: &str) -> Arc<Map<String, Value>> {
-    let root = json!({
-        "type": "object",
-        "required": [property],
-        "properties": {property: inner},
-        "description": description,
-    });
-    standalone(root, &Map::new())
+    /// The schema of `T` (a `ToSchema` type), standing alone.
+    pub fn of<T: utoipa::ToSchema>(&self) -> Arc<Map<String, Value>> {
+        let mut own: Vec<(String, RefOr<Schema>)> = Vec::new();
+        T::schemas(&mut own);
+        let mut extra = Map::new();
+        for (name, schema) in own {
+            extra.insert(name, serde_json::to_value(schema).unwrap_or(Value::Null));
+        }
+        let root = serde_json::to_value(T::schema()).unwrap_or(Value::Null);
+        self.standalone(root, &extra)
+    }
+
+    /// An object schema with one property holding `inner` (MCP tool outputs must be objects).
+    pub fn wrapped(
+        &self,
+        property: &str,
+        inner: Value,
+        description: &str,
+    ) -> Arc<Map<String, Value>> {
+        let root = json!({
+            "type": "object",
+            "required": [property],
+            "properties": {property: inner},
+            "description": description,
+        });
+        self.standalone(root, &Map::new())
+    }
+
+    fn standalone(&self, mut root: Value, extra: &Map<String, Value>) -> Arc<Map<String, Value>> {
+        let mut needed = BTreeSet::new();
+        let mut pending = Vec::new();
+        collect_refs(&root, &mut pending);
+        let mut defs = Map::new();
+        while let Some(name) = pending.pop() {
+            if !needed.insert(name.clone()) {
+                continue;
+            }
+            let schema = self
+                .components
+                .get(&name)
+                .or_else(|| extra.get(&name))
+                .cloned()
+                .unwrap_or(json!({}));
+            collect_refs(&schema, &mut pending);
+            defs.insert(name, schema);
+        }
+        for schema in defs.values_mut() {
+            rewrite_refs(schema);
+        }
+        rewrite_refs(&mut root);
+        let mut object = match root {
+            Value::Object(map) => map,
+            other => Map::from_iter([("allOf".to_string(), json!([other]))]),
+        };
+        object.entry("type").or_insert(json!("object"));
+        if !defs.is_empty() {
+            object.insert("$defs".into(), Value::Object(defs));
+        }
+        Arc::new(object)
+    }
 }
 
 /// A component's reference, for building wrapped schemas.
 pub fn reference(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
-}
-
-fn standalone(mut root: Value, extra: &Map<String, Value>) -> Arc<Map<String, Value>> {
-    let mut needed = BTreeSet::new();
-    let mut pending = Vec::new();
-    collect_refs(&root, &mut pending);
-    let mut defs = Map::new();
-    while let Some(name) = pending.pop() {
-        if !needed.insert(name.clone()) {
-            continue;
-        }
-        let schema = components()
-            .get(&name)
-            .or_else(|| extra.get(&name))
-            .cloned()
-            .unwrap_or(json!({}));
-        collect_refs(&schema, &mut pending);
-        defs.insert(name, schema);
-    }
-    for schema in defs.values_mut() {
-        rewrite_refs(schema);
-    }
-    rewrite_refs(&mut root);
-    let mut object = match root {
-        Value::Object(map) => map,
-        other => Map::from_iter([("allOf".to_string(), json!([other]))]),
-    };
-    object.entry("type").or_insert(json!("object"));
-    if !defs.is_empty() {
-        object.insert("$defs".into(), Value::Object(defs));
-    }
-    Arc::new(object)
 }
 
 fn collect_refs(value: &Value, out: &mut Vec<String>) {

@@ -1,7 +1,7 @@
 //! The MCP tools: for each, a description written for a model, the input and output schemas of
 //! the same types REST uses, honest hints, and a call into the one service function.
 
-use super::schema;
+use super::schema::{self, Schemas};
 use crate::ctx::Ctx;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::{AppError, AppResult, FieldError, LocPart};
@@ -36,7 +36,7 @@ const ARGS: &[&str] = &["arguments"];
 /// Arguments are parsed as strictly as a REST body; a 422's `loc` starts with `arguments`.
 fn args<T: DeserializeOwned>(value: Value) -> AppResult<T> {
     let bytes = serde_json::to_vec(&value).map_err(AppError::internal)?;
-    crate::rest::extract::parse_json::<T>(&bytes).map_err(|e| match e {
+    crate::http::parse_json::<T>(&bytes).map_err(|e| match e {
         AppError::Validation(items) => AppError::Validation(
             items
                 .into_iter()
@@ -114,6 +114,7 @@ fn hints(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotation
 }
 
 fn tool<I: utoipa::ToSchema>(
+    schemas: &Schemas,
     name: &'static str,
     title: &str,
     description: &'static str,
@@ -121,7 +122,7 @@ fn tool<I: utoipa::ToSchema>(
     annotations: ToolAnnotations,
     call: Call,
 ) -> ToolDef {
-    let tool = Tool::new(name, description, schema::of::<I>())
+    let tool = Tool::new(name, description, schemas.of::<I>())
         .with_title(title)
         .with_raw_output_schema(output)
         .with_annotations(annotations.with_title_of(title));
@@ -139,16 +140,17 @@ impl TitleOf for ToolAnnotations {
     }
 }
 
-pub fn catalogue() -> Vec<ToolDef> {
+pub fn catalogue(schemas: &Schemas) -> Vec<ToolDef> {
     vec![
         tool::<SearchInput>(
+            schemas,
             "search_records",
             "Search canonical records",
             "Search the canonical entities, listings and requests by text, place and radius. Always search \
              before publishing: when the record exists, add context to it (target_canonical_table and \
              target_canonical_id on the entry) instead of creating a duplicate. Results are ranked; each \
              carries the full record, its score and, with a point, its distance in metres.",
-            schema::of::<SearchResponse>(),
+            schemas.of::<SearchResponse>(),
             hints(true, false, true),
             |state, _ctx, value| {
                 Box::pin(async move {
@@ -158,12 +160,13 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<RecordArgs>(
+            schemas,
             "get_canonical_record",
             "Get a canonical record with its provenance",
             "Fetch one canonical entity, listing or request by table (canonical.entities, canonical.listings, \
              canonical.requests) and id, with the link contributions that made it (which entry created, \
              updated, matched, merged or supported it), oldest first.",
-            schema::of::<RecordWithProvenance>(),
+            schemas.of::<RecordWithProvenance>(),
             hints(true, false, true),
             |state, _ctx, value| {
                 Box::pin(async move {
@@ -173,12 +176,13 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<RubricArgs>(
+            schemas,
             "get_context_rubric",
             "Get the context rubric of an entry type",
             "The machine-readable definition of a useful `context` for entity, listing or request entries: \
              the recommended shape, the minimum viable keys, the criteria with good and anti-patterns, and \
              an example. Build every entry's context to it.",
-            schema::of::<ContextRubric>(),
+            schemas.of::<ContextRubric>(),
             hints(true, false, true),
             |_state, _ctx, value| {
                 Box::pin(async move {
@@ -188,6 +192,7 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<EntryCreate>(
+            schemas,
             "evaluate_entry_draft",
             "Evaluate a draft entry against its rubric",
             "Judge a draft space-time entry (exactly the arguments you would give create_space_time_entry) \
@@ -195,7 +200,7 @@ pub fn catalogue() -> Vec<ToolDef> {
              context, anti-patterns found (bundled records, raw page dumps, missing source or observation \
              time, placeholder data, search-result sources, ...) each with its fix, a usefulness score and \
              a verdict. Post only drafts whose verdict is useful.",
-            schema::of::<RubricEvaluation>(),
+            schemas.of::<RubricEvaluation>(),
             hints(true, false, true),
             |state, _ctx, value| {
                 Box::pin(async move {
@@ -213,6 +218,7 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<EntryCreate>(
+            schemas,
             "create_space_time_entry",
             "Publish a space-time entry",
             "Publish one sourced observation of one real-world record (entity, listing, request or \
@@ -220,7 +226,7 @@ pub fn catalogue() -> Vec<ToolDef> {
              it becomes: processing happens in the background within moments; read the outcome with \
              get_entry_processing_result. Send an idempotency_key: a repeat is refused (409) with the \
              existing entry's id. Needs the space_time_entries:write scope.",
-            schema::of::<crate::records::entries::SpaceTimeEntry>(),
+            schemas.of::<crate::records::entries::SpaceTimeEntry>(),
             hints(false, false, false),
             |state, ctx, value| {
                 Box::pin(async move {
@@ -230,12 +236,13 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<EntryArgs>(
+            schemas,
             "get_entry_processing_result",
             "Get an entry's processing result",
             "Read a published entry: its status (pending until processed; then processed, rejected or \
              review_required), the reason, the canonical record it was linked to, and the link \
              contributions it made.",
-            schema::of::<EntryWithContributions>(),
+            schemas.of::<EntryWithContributions>(),
             hints(true, false, true),
             |state, _ctx, value| {
                 Box::pin(async move {
@@ -245,11 +252,12 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<MessageCreate>(
+            schemas,
             "send_message",
             "Send a private message",
             "Send a private message to another agent (recipient_agent_id). Only the sender and the \
              recipient can read it. Rate-limited per sender.",
-            schema::of::<Message>(),
+            schemas.of::<Message>(),
             hints(false, false, false),
             |state, ctx, value| {
                 Box::pin(async move {
@@ -259,11 +267,12 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<MessageListArgs>(
+            schemas,
             "list_messages",
             "List your messages",
             "List the messages you sent or received, newest first, optionally only the conversation with \
              one agent or only unread received messages.",
-            schema::wrapped(
+            schemas.wrapped(
                 "messages",
                 json!({"type": "array", "items": schema::reference("Message")}),
                 "The caller's messages, newest first.",
@@ -283,11 +292,12 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<TermListArgs>(
+            schemas,
             "list_transaction_terms",
             "List transaction terms",
             "List reusable transaction terms, newest first: public terms, and private terms you created or \
              that were offered to you; optionally only one creator's.",
-            schema::wrapped(
+            schemas.wrapped(
                 "terms",
                 json!({"type": "array", "items": schema::reference("TransactionTerm")}),
                 "Transaction terms visible to the caller, newest first.",
@@ -305,11 +315,12 @@ pub fn catalogue() -> Vec<ToolDef> {
             },
         ),
         tool::<TransactionTermsSignatureCreate>(
+            schemas,
             "sign_transaction_terms",
             "Sign transaction terms",
             "Sign a transaction term you can see, with an opaque signature string (stored, not verified \
              cryptographically). A signature can back a committed trust certificate.",
-            schema::of::<TransactionTermsSignature>(),
+            schemas.of::<TransactionTermsSignature>(),
             hints(false, false, false),
             |state, ctx, value| {
                 Box::pin(async move {

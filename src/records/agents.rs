@@ -172,3 +172,66 @@ pub struct PrincipalMembership {
     pub created_at_tstamp_utc: DateTime<Utc>,
     pub updated_at_tstamp_utc: DateTime<Utc>,
 }
+
+/// The public metadata of an agent shown in lists: no free-form metadata, no certificate totals.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct AgentPublic {
+    pub id: Uuid,
+    pub principal_id: Option<Uuid>,
+    pub agent_type: AgentType,
+    pub display_name: String,
+    pub agent_handle: String,
+    pub description: Option<String>,
+    pub status: AgentStatus,
+    pub score_trust: Decimal,
+    pub score_reputation: Decimal,
+    #[schema(value_type = Object)]
+    pub capabilities: Value,
+    pub created_at_tstamp_utc: DateTime<Utc>,
+}
+
+impl From<Agent> for AgentPublic {
+    fn from(a: Agent) -> Self {
+        AgentPublic {
+            id: a.id,
+            principal_id: a.principal_id,
+            agent_type: a.agent_type,
+            display_name: a.display_name,
+            agent_handle: a.agent_handle,
+            description: a.description,
+            status: a.status,
+            score_trust: a.score_trust,
+            score_reputation: a.score_reputation,
+            capabilities: a.capabilities,
+            created_at_tstamp_utc: a.created_at_tstamp_utc,
+        }
+    }
+}
+
+/// A new agent and its first API key; the raw key appears here once and never again.
+#[derive(Debug, Serialize, ToSchema, async_graphql::SimpleObject)]
+pub struct AgentRegistration {
+    pub agent: Agent,
+    /// The raw bearer key. Store it now: it cannot be shown again.
+    pub api_key: String,
+    pub key: ApiKey,
+}
+
+/// A new API key; the raw key appears here once and never again.
+#[derive(Debug, Serialize, ToSchema, async_graphql::SimpleObject)]
+pub struct ApiKeyCreated {
+    /// The raw bearer key. Store it now: it cannot be shown again.
+    pub api_key: String,
+    pub key: ApiKey,
+}
+
+/// A short-lived access token (JWT) usable wherever an API key is.
+#[derive(Debug, Serialize, ToSchema, async_graphql::SimpleObject)]
+pub struct AccessToken {
+    /// A signed JWT; send it as `Authorization: Bearer <access_token>`.
+    pub access_token: String,
+    /// Always `bearer`.
+    pub token_type: String,
+    /// Seconds until the token expires.
+    pub expires_in: u64,
+}

@@ -7,6 +7,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::FromRow;
+use sqlx::postgres::PgRow;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -155,4 +156,111 @@ pub struct LinkContribution {
     #[schema(value_type = Object)]
     pub metadata: Value,
     pub created_at_tstamp_utc: DateTime<Utc>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ContributionFilter {
+    pub target_canonical_table: Option<CanonicalTable>,
+    pub target_canonical_id: Option<Uuid>,
+    pub space_time_entry_id: Option<Uuid>,
+}
+
+/// A record and its distance in metres from the asked point.
+#[derive(Debug, Clone)]
+pub struct Near<T> {
+    pub record: T,
+    pub distance_m: f64,
+}
+
+impl<'r, T: FromRow<'r, PgRow>> FromRow<'r, PgRow> for Near<T> {
+    fn from_row(row: &'r PgRow) -> sqlx::Result<Self> {
+        use sqlx::Row;
+        Ok(Near {
+            record: T::from_row(row)?,
+            distance_m: row.try_get("distance_m")?,
+        })
+    }
+}
+
+/// A kind of canonical record: entity, listing or request. The adapters, the reads and the merges
+/// are written once over it; each kind says where its shared fields are.
+pub trait CanonicalKind:
+    super::geojson::Located + Serialize + Clone + Send + Sync + Unpin + 'static
+{
+    const TABLE: CanonicalTable;
+    /// The noun in messages: "entity", "listing", "request".
+    const NOUN: &'static str;
+    /// The collection in paths: "entities", "listings", "requests".
+    const COLLECTION: &'static str;
+    /// The name a map labels it with: an entity's display name, an offer's title.
+    fn label(&self) -> &str;
+    fn status(&self) -> &str;
+    fn score_confidence(&self) -> Decimal;
+    fn contact_agent_id(&self) -> Option<Uuid>;
+    fn merged_into_id(&self) -> Option<Uuid>;
+}
+
+impl CanonicalKind for Entity {
+    const TABLE: CanonicalTable = CanonicalTable::Entities;
+    const NOUN: &'static str = "entity";
+    const COLLECTION: &'static str = "entities";
+    fn label(&self) -> &str {
+        &self.display_name
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn score_confidence(&self) -> Decimal {
+        self.score_confidence
+    }
+    fn contact_agent_id(&self) -> Option<Uuid> {
+        self.contact_agent_id
+    }
+    fn merged_into_id(&self) -> Option<Uuid> {
+        self.merged_into_id
+    }
+}
+
+/// Listings and requests keep their shared fields in `core`.
+macro_rules! offer_kind {
+    ($record:ty, $table:expr, $noun:literal, $collection:literal) => {
+        impl CanonicalKind for $record {
+            const TABLE: CanonicalTable = $table;
+            const NOUN: &'static str = $noun;
+            const COLLECTION: &'static str = $collection;
+            fn label(&self) -> &str {
+                &self.core.title
+            }
+            fn status(&self) -> &str {
+                &self.core.status
+            }
+            fn score_confidence(&self) -> Decimal {
+                self.core.score_confidence
+            }
+            fn contact_agent_id(&self) -> Option<Uuid> {
+                self.core.contact_agent_id
+            }
+            fn merged_into_id(&self) -> Option<Uuid> {
+                self.core.merged_into_id
+            }
+        }
+    };
+}
+
+offer_kind!(Listing, CanonicalTable::Listings, "listing", "listings");
+offer_kind!(
+    CanonicalRequest,
+    CanonicalTable::Requests,
+    "request",
+    "requests"
+);
+
+/// Any canonical record: a search hit's full record, a contribution's target. The JSON is the
+/// record itself (untagged); GraphQL tells the kinds apart by `__typename`.
+#[derive(Debug, Clone, Serialize, ToSchema, async_graphql::Union)]
+#[serde(untagged)]
+pub enum CanonicalRecord {
+    Entity(Entity),
+    Listing(Listing),
+    Request(CanonicalRequest),
 }

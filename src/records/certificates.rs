@@ -77,3 +77,16 @@ pub struct CertificateProof {
     /// True when `chain` reaches `head`; otherwise ask again for the proof of its last element.
     pub reaches_head: bool,
 }
+
+#[derive(Debug, Clone, Default)]
+pub struct CertificateFilter {
+    pub agent_id: Option<Uuid>,
+    pub currency_code: Option<String>,
+}
+
+/// Which key a batch of certificates is grouped by.
+#[derive(Debug, Clone, Copy)]
+pub enum CertificateKey {
+    Signature,
+    Agent,
+}

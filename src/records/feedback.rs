@@ -61,3 +61,17 @@ pub struct DuplicateCandidate {
     pub created_at_tstamp_utc: DateTime<Utc>,
     pub updated_at_tstamp_utc: DateTime<Utc>,
 }
+
+#[derive(Debug, Clone, Default)]
+pub struct NoteFilter {
+    pub target_schema: Option<String>,
+    pub target_table: Option<String>,
+    pub target_id: Option<Uuid>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SignalFilter {
+    pub target_schema: Option<String>,
+    pub target_table: Option<String>,
+    pub target_id: Option<Uuid>,
+}

@@ -1,8 +1,11 @@
 //! The shape of each record, written once. A record struct is at the same time the database row
 //! (`sqlx::FromRow`), the JSON body (`serde`), the OpenAPI schema (`utoipa::ToSchema`) and the
 //! GraphQL object (`async_graphql::SimpleObject` with `#[graphql(complex)]`; its graph edges are
-//! added in `graphql/` by `#[ComplexObject]` blocks). A create body is written once as well:
-//! `Deserialize` + `ToSchema` for REST and MCP, `InputObject` for GraphQL.
+//! added in `graphql/` by `#[ComplexObject]` blocks). Responses built by services (a search
+//! hit, a registration, a new key, an access token) live here too, so that GraphQL answers with
+//! the very struct REST serialises. Create bodies are input shapes: REST and MCP parse the
+//! service's own type (`services::entries::EntryCreate`, ...); GraphQL's input objects convert
+//! into it.
 //!
 //! This module only declares shapes: no SQL, no I/O, no resolver. Deriving a transport's traits
 //! here is allowed; naming its runtime (`Context`, handlers, routers) is not
@@ -22,5 +25,6 @@ pub mod processing;
 pub mod proposals;
 pub mod provenance;
 pub mod review;
+pub mod search;
 pub mod terms;
 pub mod tiles;

@@ -57,3 +57,10 @@ pub struct FieldProposal {
     pub created_at_tstamp_utc: DateTime<Utc>,
     pub updated_at_tstamp_utc: DateTime<Utc>,
 }
+
+#[derive(Debug, Default, Clone)]
+pub struct ProposalFilter {
+    pub status: Option<String>,
+    pub agent_id: Option<Uuid>,
+    pub record_id: Option<Uuid>,
+}

@@ -129,3 +129,16 @@ pub struct TransactionTermsSignatureCreate {
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignatureFilter {
+    pub transaction_term_id: Option<Uuid>,
+    pub signed_by_agent_id: Option<Uuid>,
+}
+
+/// Which key a batch of signatures is grouped by.
+#[derive(Debug, Clone, Copy)]
+pub enum SignatureKey {
+    Term,
+    Signer,
+}

@@ -1,10 +1,11 @@
 //! /api/v1/agents, /api/v1/agents/register, /api/v1/agents/me, /api/v1/agents/me/tokens
 
-use super::extract::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
-use super::json::Json;
 use super::{Created, LimitQuery};
-use crate::db::agents::{Agent, AgentPublic};
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
+use crate::records::agents::Agent;
+use crate::records::agents::AgentPublic;
 use crate::services::agents::{self, AgentCreate, AgentRegistration};
 use crate::services::tokens::{self, AccessToken};
 use crate::state::AppState;

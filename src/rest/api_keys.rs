@@ -1,11 +1,11 @@
 //! /api/v1/agents/me/api-keys
 
 use super::Created;
-use super::extract::{Auth, OptionalJson, UuidPath, ValidQuery};
-use super::json::Json;
-use crate::db::api_keys::ApiKey;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, OptionalJson, UuidPath, ValidQuery};
+use crate::records::agents::ApiKey;
 use crate::services::api_keys::{self, ApiKeyCreate, ApiKeyCreated};
 use crate::state::AppState;
 use axum::extract::State;

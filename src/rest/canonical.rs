@@ -1,21 +1,26 @@
-//! /api/v1/entities, /api/v1/listings, /api/v1/requests (read; merge and unmerge for operators),
-//! /api/v1/canonical-link-contributions
+//! /api/v1/entities, /api/v1/listings, /api/v1/requests: read, list (by status or inside a box),
+//! merge and unmerge for operators, and each record's provenance. The handlers are written once,
+//! generic over the kind (`CanonicalKind`); `kind_routes!` stamps each kind's documented routes
+//! (an OpenAPI operation needs its own path, name and record schema). Also
+//! /api/v1/canonical-link-contributions.
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
 use super::geojson::{self, WantsGeoJson};
-use super::json::Json;
-use super::{ErrorBody, ValidationErrorBody};
-use crate::db::contributions::{ContributionFilter, LinkContribution};
-use crate::db::entities::Entity;
-use crate::db::listings::Listing;
-use crate::db::requests::CanonicalRequest;
+use super::provenance;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::AppError;
+use crate::http::{Auth, Json, UuidPath, ValidJson, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
+use crate::records::canonical::{
+    CanonicalKind, CanonicalRequest, ContributionFilter, Entity, LinkContribution, Listing,
+};
 use crate::records::geojson::FeatureCollection;
+use crate::records::provenance::RecordProvenance;
+use crate::services::merge::Mergeable;
 use crate::services::within::{self, AreaInput, WithinArgs};
 use crate::services::{canonical, merge};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use uuid::Uuid;
@@ -54,53 +59,7 @@ impl StatusQuery {
 }
 
 const STATUS_LOC: &[&str] = &["query", "status"];
-
-#[utoipa::path(get, path = "/api/v1/entities", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
-               content((Vec<Entity> = "application/json"), (FeatureCollection<Entity> = "application/geo+json"))),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn list_entities(
-    State(state): State<AppState>,
-    format: WantsGeoJson,
-    ValidQuery(q): ValidQuery<StatusQuery>,
-) -> Result<Response, AppError> {
-    let page = match q.within()? {
-        Some(area) => within::entities(&state, &area).await?,
-        None => canonical::entities(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
-    };
-    Ok(geojson::records(format, page.items))
-}
-
-/// A record read by id: when a merge redirected the id, the record that answers is named in
-/// `Content-Location`.
-fn answered<T: serde::Serialize>(
-    record: T,
-    found: Uuid,
-    asked: Uuid,
-    collection: &str,
-) -> Response {
-    let location = (found != asked).then(|| format!("/api/v1/{collection}/{found}"));
-    let mut response = Json(record).into_response();
-    if let Some(location) = location.and_then(|l| l.parse().ok()) {
-        response
-            .headers_mut()
-            .insert(axum::http::header::CONTENT_LOCATION, location);
-    }
-    response
-}
-
-#[utoipa::path(get, path = "/api/v1/entities/{entity_id}", tag = "canonical", params(("entity_id" = Uuid, Path)),
-    responses((status = 200, description = "The entity. A merged record's id answers with the record it was merged into, \
-               and says so: `Content-Location` names that record", body = Entity,
-               headers(("Content-Location" = String, description = "Set when a merge redirected the id"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn get_entity(
-    State(state): State<AppState>,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    let entity = canonical::entity(&state, id).await?;
-    Ok(answered(&entity, entity.id, id, "entities"))
-}
+const MERGED_AT: &[&str] = &["body", "merged_id"];
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct MergeBody {
@@ -108,164 +67,156 @@ pub struct MergeBody {
     pub merged_id: Uuid,
 }
 
-const MERGED_AT: &[&str] = &["body", "merged_id"];
-
-#[utoipa::path(post, path = "/api/v1/entities/{entity_id}/merge", tag = "review", security(("bearer" = [])),
-    params(("entity_id" = Uuid, Path, description = "The survivor")), request_body = MergeBody,
-    responses((status = 200, description = "The survivor, rebuilt from both records' evidence", body = Entity),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-              (status = 404, description = "No entity has the survivor's id", body = ErrorBody),
-              (status = 409, description = "One of them is already merged", body = ErrorBody),
-              (status = 415, body = ErrorBody),
-              (status = 422, description = "`merged_id` names no entity, or the survivor itself", body = ValidationErrorBody)))]
-pub async fn merge_entities(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-    ValidJson(body): ValidJson<MergeBody>,
-) -> Result<Json<Entity>, AppError> {
-    merge::merge(&state, &ctx, id, body.merged_id, MERGED_AT)
-        .await
-        .map(Json)
-}
-
-#[utoipa::path(post, path = "/api/v1/entities/{entity_id}/unmerge", tag = "review", security(("bearer" = [])),
-    params(("entity_id" = Uuid, Path, description = "The merged record (the redirect)")),
-    responses((status = 200, description = "The restored record", body = Entity),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 409, description = "The record is not merged, or the record it was merged into is merged in turn", body = ErrorBody),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn unmerge_entity(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-) -> Result<Json<Entity>, AppError> {
-    merge::undo(&state, &ctx, id).await.map(Json)
-}
-
-#[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
-               content((Vec<Listing> = "application/json"), (FeatureCollection<Listing> = "application/geo+json"))),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn list_listings(
-    State(state): State<AppState>,
+async fn list<K: Mergeable>(
+    state: &AppState,
     format: WantsGeoJson,
-    ValidQuery(q): ValidQuery<StatusQuery>,
+    q: &StatusQuery,
 ) -> Result<Response, AppError> {
     let page = match q.within()? {
-        Some(area) => within::listings(&state, &area).await?,
-        None => canonical::listings(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+        Some(area) => within::records::<K>(state, &area).await?,
+        None => canonical::list::<K>(state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
     };
     Ok(geojson::records(format, page.items))
 }
 
-#[utoipa::path(get, path = "/api/v1/listings/{listing_id}", tag = "canonical", params(("listing_id" = Uuid, Path)),
-    responses((status = 200, description = "The listing. A merged record's id answers with the record it was merged into, \
-               and says so: `Content-Location` names that record", body = Listing,
-               headers(("Content-Location" = String, description = "Set when a merge redirected the id"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn get_listing(
-    State(state): State<AppState>,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    let listing = canonical::listing(&state, id).await?;
-    Ok(answered(&listing, listing.id, id, "listings"))
+/// A record read by id: when a merge redirected the id, the record that answers is named in
+/// `Content-Location`.
+async fn get<K: Mergeable>(state: &AppState, asked: Uuid) -> Result<Response, AppError> {
+    let record = canonical::record::<K>(state, asked).await?;
+    let found = record.feature_id();
+    let mut response = Json(&record).into_response();
+    if found != asked
+        && let Ok(location) = format!("/api/v1/{}/{found}", K::COLLECTION).parse()
+    {
+        response
+            .headers_mut()
+            .insert(axum::http::header::CONTENT_LOCATION, location);
+    }
+    Ok(response)
 }
 
-#[utoipa::path(post, path = "/api/v1/listings/{listing_id}/merge", tag = "review", security(("bearer" = [])),
-    params(("listing_id" = Uuid, Path, description = "The survivor")), request_body = MergeBody,
-    responses((status = 200, description = "The survivor, rebuilt from both records' evidence", body = Listing),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-              (status = 404, description = "No listing has the survivor's id", body = ErrorBody),
-              (status = 409, description = "One of them is already merged", body = ErrorBody),
-              (status = 415, body = ErrorBody),
-              (status = 422, description = "`merged_id` names no listing, or the survivor itself", body = ValidationErrorBody)))]
-pub async fn merge_listings(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-    ValidJson(body): ValidJson<MergeBody>,
-) -> Result<Json<Listing>, AppError> {
-    merge::merge(&state, &ctx, id, body.merged_id, MERGED_AT)
-        .await
-        .map(Json)
-}
+/// Generates one kind's documented handlers over the generic ones above. Literals are passed as
+/// token trees so that utoipa's attribute reads them as plain literals.
+macro_rules! kind_routes {
+    (
+        $record:ident,
+        list: $list:ident, get: $get:ident, merge: $merge:ident, unmerge: $unmerge:ident,
+        provenance: $provenance:ident,
+        paths: ($list_path:tt, $one_path:tt, $merge_path:tt, $unmerge_path:tt, $provenance_path:tt),
+        id: $id:tt
+    ) => {
+        #[utoipa::path(get, path = $list_path, tag = "canonical", params(StatusQuery),
+            responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+                       content((Vec<$record> = "application/json"), (FeatureCollection<$record> = "application/geo+json"))),
+                      (status = 422, body = ValidationErrorBody)))]
+        pub async fn $list(
+            State(state): State<AppState>,
+            format: WantsGeoJson,
+            ValidQuery(q): ValidQuery<StatusQuery>,
+        ) -> Result<Response, AppError> {
+            list::<$record>(&state, format, &q).await
+        }
 
-#[utoipa::path(post, path = "/api/v1/listings/{listing_id}/unmerge", tag = "review", security(("bearer" = [])),
-    params(("listing_id" = Uuid, Path, description = "The merged record (the redirect)")),
-    responses((status = 200, description = "The restored record", body = Listing),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 409, description = "The record is not merged, or the record it was merged into is merged in turn", body = ErrorBody),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn unmerge_listing(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-) -> Result<Json<Listing>, AppError> {
-    merge::undo(&state, &ctx, id).await.map(Json)
-}
+        #[utoipa::path(get, path = $one_path, tag = "canonical", params(($id = Uuid, Path)),
+            responses((status = 200, description = "The record. A merged record's id answers with the record it was merged into, \
+                       and says so: `Content-Location` names that record", body = $record,
+                       headers(("Content-Location" = String, description = "Set when a merge redirected the id"))),
+                      (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+        pub async fn $get(
+            State(state): State<AppState>,
+            UuidPath(id): UuidPath,
+        ) -> Result<Response, AppError> {
+            get::<$record>(&state, id).await
+        }
 
-#[utoipa::path(get, path = "/api/v1/requests", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
-               content((Vec<CanonicalRequest> = "application/json"), (FeatureCollection<CanonicalRequest> = "application/geo+json"))),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn list_requests(
-    State(state): State<AppState>,
-    format: WantsGeoJson,
-    ValidQuery(q): ValidQuery<StatusQuery>,
-) -> Result<Response, AppError> {
-    let page = match q.within()? {
-        Some(area) => within::requests(&state, &area).await?,
-        None => canonical::requests(&state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+        #[utoipa::path(post, path = $merge_path, tag = "review", security(("bearer" = [])),
+            params(($id = Uuid, Path, description = "The survivor")), request_body = MergeBody,
+            responses((status = 200, description = "The survivor, rebuilt from both records' evidence", body = $record),
+                      (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+                      (status = 404, description = "No record of this kind has the survivor's id", body = ErrorBody),
+                      (status = 409, description = "One of them is already merged", body = ErrorBody),
+                      (status = 415, body = ErrorBody),
+                      (status = 422, description = "`merged_id` names no record of this kind, or the survivor itself", body = ValidationErrorBody)))]
+        pub async fn $merge(
+            State(state): State<AppState>,
+            Auth(ctx): Auth,
+            UuidPath(id): UuidPath,
+            ValidJson(body): ValidJson<MergeBody>,
+        ) -> Result<Json<$record>, AppError> {
+            merge::merge(&state, &ctx, id, body.merged_id, MERGED_AT)
+                .await
+                .map(Json)
+        }
+
+        #[utoipa::path(post, path = $unmerge_path, tag = "review", security(("bearer" = [])),
+            params(($id = Uuid, Path, description = "The merged record (the redirect)")),
+            responses((status = 200, description = "The restored record", body = $record),
+                      (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
+                      (status = 409, description = "The record is not merged, or the record it was merged into is merged in turn", body = ErrorBody),
+                      (status = 422, body = ValidationErrorBody)))]
+        pub async fn $unmerge(
+            State(state): State<AppState>,
+            Auth(ctx): Auth,
+            UuidPath(id): UuidPath,
+        ) -> Result<Json<$record>, AppError> {
+            merge::undo(&state, &ctx, id).await.map(Json)
+        }
+
+        #[utoipa::path(get, path = $provenance_path, tag = "canonical", params(($id = Uuid, Path)),
+            responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
+                       content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
+                      (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
+        pub async fn $provenance(
+            State(state): State<AppState>,
+            headers: HeaderMap,
+            UuidPath(id): UuidPath,
+        ) -> Result<Response, AppError> {
+            provenance::answer(&state, &headers, <$record as CanonicalKind>::TABLE, id).await
+        }
     };
-    Ok(geojson::records(format, page.items))
 }
 
-#[utoipa::path(get, path = "/api/v1/requests/{request_id}", tag = "canonical", params(("request_id" = Uuid, Path)),
-    responses((status = 200, description = "The request. A merged record's id answers with the record it was merged into, \
-               and says so: `Content-Location` names that record", body = CanonicalRequest,
-               headers(("Content-Location" = String, description = "Set when a merge redirected the id"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn get_request(
-    State(state): State<AppState>,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    let request = canonical::request(&state, id).await?;
-    Ok(answered(&request, request.id, id, "requests"))
-}
+kind_routes!(
+    Entity,
+    list: list_entities, get: get_entity, merge: merge_entities, unmerge: unmerge_entity,
+    provenance: get_entity_provenance,
+    paths: (
+        "/api/v1/entities",
+        "/api/v1/entities/{entity_id}",
+        "/api/v1/entities/{entity_id}/merge",
+        "/api/v1/entities/{entity_id}/unmerge",
+        "/api/v1/entities/{entity_id}/provenance"
+    ),
+    id: "entity_id"
+);
 
-#[utoipa::path(post, path = "/api/v1/requests/{request_id}/merge", tag = "review", security(("bearer" = [])),
-    params(("request_id" = Uuid, Path, description = "The survivor")), request_body = MergeBody,
-    responses((status = 200, description = "The survivor, rebuilt from both records' evidence", body = CanonicalRequest),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-              (status = 404, description = "No request has the survivor's id", body = ErrorBody),
-              (status = 409, description = "One of them is already merged", body = ErrorBody),
-              (status = 415, body = ErrorBody),
-              (status = 422, description = "`merged_id` names no request, or the survivor itself", body = ValidationErrorBody)))]
-pub async fn merge_requests(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-    ValidJson(body): ValidJson<MergeBody>,
-) -> Result<Json<CanonicalRequest>, AppError> {
-    merge::merge(&state, &ctx, id, body.merged_id, MERGED_AT)
-        .await
-        .map(Json)
-}
+kind_routes!(
+    Listing,
+    list: list_listings, get: get_listing, merge: merge_listings, unmerge: unmerge_listing,
+    provenance: get_listing_provenance,
+    paths: (
+        "/api/v1/listings",
+        "/api/v1/listings/{listing_id}",
+        "/api/v1/listings/{listing_id}/merge",
+        "/api/v1/listings/{listing_id}/unmerge",
+        "/api/v1/listings/{listing_id}/provenance"
+    ),
+    id: "listing_id"
+);
 
-#[utoipa::path(post, path = "/api/v1/requests/{request_id}/unmerge", tag = "review", security(("bearer" = [])),
-    params(("request_id" = Uuid, Path, description = "The merged record (the redirect)")),
-    responses((status = 200, description = "The restored record", body = CanonicalRequest),
-              (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody),
-              (status = 409, description = "The record is not merged, or the record it was merged into is merged in turn", body = ErrorBody),
-              (status = 422, body = ValidationErrorBody)))]
-pub async fn unmerge_request(
-    State(state): State<AppState>,
-    Auth(ctx): Auth,
-    UuidPath(id): UuidPath,
-) -> Result<Json<CanonicalRequest>, AppError> {
-    merge::undo(&state, &ctx, id).await.map(Json)
-}
+kind_routes!(
+    CanonicalRequest,
+    list: list_requests, get: get_request, merge: merge_requests, unmerge: unmerge_request,
+    provenance: get_request_provenance,
+    paths: (
+        "/api/v1/requests",
+        "/api/v1/requests/{request_id}",
+        "/api/v1/requests/{request_id}/merge",
+        "/api/v1/requests/{request_id}/unmerge",
+        "/api/v1/requests/{request_id}/provenance"
+    ),
+    id: "request_id"
+);
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

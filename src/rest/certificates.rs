@@ -1,12 +1,13 @@
 //! /api/v1/committed-trust-certificates: the public, append-only, hash-chained ledger. No route
 //! updates or deletes a certificate; those methods answer 405.
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
-use super::json::Json;
-use super::{Created, ErrorBody, ValidationErrorBody};
-use crate::db::certificates::CertificateFilter;
+use super::Created;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
+use crate::records::certificates::CertificateFilter;
 use crate::records::certificates::{
     CertificateProof, CommittedTrustCertificate, CommittedTrustCertificateCreate, LedgerHead,
 };

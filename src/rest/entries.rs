@@ -1,12 +1,13 @@
 //! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
 use super::geojson::{self, WantsGeoJson};
-use super::json::Json;
-use super::{Created, ErrorBody, ValidationErrorBody, multipart};
-use crate::db::entries::SpaceTimeEntry;
+use super::{Created, multipart};
 use crate::domain::{EntryStatus, ListParams};
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
+use crate::http::{ErrorBody, ValidationErrorBody};
+use crate::records::entries::SpaceTimeEntry;
 use crate::records::evaluation::RubricEvaluation;
 use crate::records::geojson::FeatureCollection;
 use crate::services::docs::{self, ContextRubric, ContextRubricIndex};
@@ -50,9 +51,8 @@ pub async fn create_entry(
     let (input, uploads) = if content_type.starts_with("multipart/form-data") {
         multipart::entry_with_attachments(req, &state).await?
     } else {
-        super::extract::require_json(req.headers())?;
-        let (_, bytes) =
-            super::extract::read_body_limited(req, state.config.max_body_bytes).await?;
+        crate::http::require_json(req.headers())?;
+        let (_, bytes) = crate::http::read_body_limited(req, state.config.max_body_bytes).await?;
         (parse_json::<EntryCreate>(&bytes)?, Vec::new())
     };
     entries::create(&state, &ctx, input, uploads, &["body"])

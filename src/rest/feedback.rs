@@ -1,12 +1,15 @@
 //! /api/v1/notes and /api/v1/signals (no key required; a bearer, when sent, must be valid).
 
-use super::extract::{MaybeAuth, ValidJson, ValidQuery};
-use super::json::Json;
-use super::{Created, ErrorBody, ValidationErrorBody};
-use crate::db::notes::{Note, NoteFilter};
-use crate::db::signals::{Signal, SignalFilter};
+use super::Created;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{ErrorBody, ValidationErrorBody};
+use crate::http::{MaybeAuth, ValidJson, ValidQuery};
+use crate::records::feedback::Note;
+use crate::records::feedback::NoteFilter;
+use crate::records::feedback::Signal;
+use crate::records::feedback::SignalFilter;
 use crate::services::notes::{self, NoteCreate};
 use crate::services::signals::{self, SignalCreate};
 use crate::state::AppState;

@@ -1,7 +1,7 @@
 //! `Accept: application/geo+json` on the REST lists and search: the same records as an RFC 7946
 //! FeatureCollection (`records::geojson`), answered with that content type.
 
-use super::json::Json;
+use crate::http::Json;
 use crate::records::geojson::{FeatureCollection, Located};
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};

@@ -1,7 +1,7 @@
 //! /health and /ready
 
-use super::json::Json;
 use crate::error::AppError;
+use crate::http::Json;
 use crate::services::health;
 use crate::state::AppState;
 use axum::extract::State;

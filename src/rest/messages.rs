@@ -1,10 +1,11 @@
 //! /api/v1/messages (bearer on every route).
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
-use super::json::Json;
-use super::{Created, ErrorBody, ValidationErrorBody};
+use super::Created;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::records::messages::{Message, MessageCreate};
 use crate::services::messages;
 use crate::state::AppState;

@@ -4,14 +4,10 @@ mod agents;
 mod api_keys;
 mod canonical;
 mod certificates;
-pub mod edge;
 mod entries;
-mod error_response;
-pub mod extract;
 mod feedback;
 mod geojson;
 mod health;
-mod json;
 mod messages;
 mod multipart;
 pub mod openapi_responses;
@@ -24,15 +20,14 @@ mod review;
 mod search;
 mod terms;
 pub mod tiles;
-mod unread;
 
 use crate::domain::ListParams;
 use crate::error::AppError;
-use crate::rest::json::Json;
+use crate::http::Json;
+use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::state::AppState;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-pub use error_response::{ErrorBody, ValidationErrorBody};
 use serde::{Deserialize, Serialize};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -124,9 +119,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(canonical::get_listing))
         .routes(routes!(canonical::list_requests))
         .routes(routes!(canonical::get_request))
-        .routes(routes!(provenance::entity_provenance))
-        .routes(routes!(provenance::listing_provenance))
-        .routes(routes!(provenance::request_provenance))
+        .routes(routes!(canonical::get_entity_provenance))
+        .routes(routes!(canonical::get_listing_provenance))
+        .routes(routes!(canonical::get_request_provenance))
         .routes(routes!(canonical::list_contributions))
         .routes(routes!(canonical::merge_entities))
         .routes(routes!(canonical::unmerge_entity))

@@ -2,8 +2,8 @@
 //! `attachments` (files). Sizes are enforced while streaming, so an oversized upload is refused
 //! (413) before it is buffered whole.
 
-use super::extract::parse_json;
 use crate::error::{AppError, FieldError, LocPart};
+use crate::http::parse_json;
 use crate::services::entries::{
     EntryCreate, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MULTIPART_BYTES, Upload,
 };

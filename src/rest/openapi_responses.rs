@@ -1,7 +1,7 @@
 //! The answers every operation can give because of the layers and extractors around it, added to
 //! the generated document in one place so that no operation's list of statuses is incomplete:
 //! 500 and 503 everywhere; 401 everywhere too, since a bearer that is sent must be valid on every
-//! route (`rest::extract::authenticate`); 413, 415 and 422 where a JSON body is read; 422 where
+//! route (`http::credentials::authenticate`); 413, 415 and 422 where a JSON body is read; 422 where
 //! path or query parameters are parsed; 408 and 507 on every write (a body that arrives too
 //! slowly, a full disk). Error answers an operation lists without a description get the standard
 //! one of their status here (OpenAPI requires a description on every response); a success answer

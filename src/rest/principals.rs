@@ -1,10 +1,11 @@
 //! /api/v1/principals
 
-use super::extract::{Auth, MaybeAuth, UuidPath, UuidPathPair, ValidJson, ValidQuery};
-use super::json::Json;
 use super::{Created, LimitQuery};
-use crate::db::principals::{Principal, PrincipalMembership};
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, MaybeAuth, UuidPath, UuidPathPair, ValidJson, ValidQuery};
+use crate::records::agents::Principal;
+use crate::records::agents::PrincipalMembership;
 use crate::services::principals::{self, PrincipalCreate};
 use crate::state::AppState;
 use axum::extract::State;

@@ -1,9 +1,10 @@
 //! /api/v1/transformer and /api/v1/ranker: internal operations, `admin` scope.
 
-use super::extract::{Auth, UuidPath, ValidQuery};
-use super::json::Json;
-use super::{ErrorBody, LimitQuery, ValidationErrorBody};
+use super::LimitQuery;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::services::ranker::{self, RankerResult};
 use crate::services::transformer::{self, ProcessPendingResult, ProcessResult};
 use crate::state::AppState;

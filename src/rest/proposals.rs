@@ -2,13 +2,13 @@
 //! (public, like the review queue) and their decisions (admin); /api/v1/agents/me/field-proposals:
 //! the caller's own.
 
-use super::extract::{Auth, UuidPath, ValidQuery};
-use super::json::Json;
-use super::{ErrorBody, ValidationErrorBody};
-use crate::db::proposals::ProposalFilter;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::records::proposals::FieldProposal;
+use crate::records::proposals::ProposalFilter;
 use crate::services::proposals;
 use crate::state::AppState;
 use axum::extract::State;

@@ -1,22 +1,18 @@
-//! /api/v1/{entities|listings|requests}/{id}/provenance: a record's field sources and
-//! contributions with their evidence, as JSON or as W3C PROV-O JSON-LD
-//! (`Accept: application/ld+json`).
+//! A record's provenance answer (/api/v1/{entities|listings|requests}/{id}/provenance, routed in
+//! `canonical`): its field sources and contributions with their evidence, as JSON or as W3C
+//! PROV-O JSON-LD (`Accept: application/ld+json`).
 
-use super::extract::UuidPath;
-use super::json::Json;
-use super::{ErrorBody, ValidationErrorBody};
 use crate::domain::CanonicalTable;
 use crate::error::AppError;
-use crate::records::provenance::RecordProvenance;
+use crate::http::Json;
 use crate::services::provenance;
 use crate::state::AppState;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 const JSON_LD: &str = "application/ld+json";
 
-async fn answer(
+pub(super) async fn answer(
     state: &AppState,
     headers: &HeaderMap,
     table: CanonicalTable,
@@ -31,57 +27,15 @@ async fn answer(
     if !wants_json_ld {
         return Ok(Json(found).into_response());
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .filter(|h| {
-            h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(c))
-        })
-        .unwrap_or("localhost");
-    let document = provenance::prov_o(&found, &format!("http://{host}"));
+    // A link base the client can follow; `localhost` when the host is unknown or not plain.
+    let base = match crate::http::base_url(headers) {
+        base if base.is_empty() => "http://localhost".to_string(),
+        base => base,
+    };
+    let document = provenance::prov_o(&found, &base);
     let mut response = Json(document).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_LD));
     Ok(response)
-}
-
-#[utoipa::path(get, path = "/api/v1/entities/{entity_id}/provenance", tag = "canonical", operation_id = "get_entity_provenance",
-    params(("entity_id" = Uuid, Path)),
-    responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
-               content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn entity_provenance(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    answer(&state, &headers, CanonicalTable::Entities, id).await
-}
-
-#[utoipa::path(get, path = "/api/v1/listings/{listing_id}/provenance", tag = "canonical", operation_id = "get_listing_provenance",
-    params(("listing_id" = Uuid, Path)),
-    responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
-               content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn listing_provenance(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    answer(&state, &headers, CanonicalTable::Listings, id).await
-}
-
-#[utoipa::path(get, path = "/api/v1/requests/{request_id}/provenance", tag = "canonical", operation_id = "get_request_provenance",
-    params(("request_id" = Uuid, Path)),
-    responses((status = 200, description = "Field sources and contributions with their evidence; W3C PROV-O JSON-LD with `Accept: application/ld+json`",
-               content((RecordProvenance = "application/json"), (Object = "application/ld+json"))),
-              (status = 404, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
-pub async fn request_provenance(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    UuidPath(id): UuidPath,
-) -> Result<Response, AppError> {
-    answer(&state, &headers, CanonicalTable::Requests, id).await
 }

@@ -1,8 +1,8 @@
 //! /api/v1/public: the Markdown index, agent docs and terms.
 
-use super::ErrorBody;
-use super::json::Json;
 use crate::error::AppError;
+use crate::http::ErrorBody;
+use crate::http::Json;
 use crate::services::docs;
 use axum::extract::Path;
 use axum::http::header;

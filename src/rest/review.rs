@@ -1,9 +1,10 @@
 //! /api/v1/review-queue: entries waiting for an operator (public) and their resolution (admin).
 
-use super::extract::{Auth, UuidPath, ValidJson, ValidQuery};
-use super::json::Json;
-use super::{ErrorBody, LimitQuery, ValidationErrorBody};
+use super::LimitQuery;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::records::feedback::DuplicateCandidate;
 use crate::records::processing::ProcessResult;
 use crate::records::review::{ReviewItem, ReviewResolutionInput};

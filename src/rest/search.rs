@@ -1,10 +1,10 @@
 //! GET /api/v1/search (JSON, or GeoJSON with `Accept: application/geo+json`)
 
-use super::ValidationErrorBody;
-use super::extract::ValidQuery;
 use super::geojson::{WantsGeoJson, geojson_body};
-use super::json::Json;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::ValidQuery;
+use crate::http::ValidationErrorBody;
 use crate::search::SearchInput;
 use crate::services::search::{self, SearchFeatureCollection, SearchResponse};
 use crate::state::AppState;

@@ -1,12 +1,13 @@
 //! /api/v1/transaction-terms and /api/v1/transaction-terms-signatures (bearer to write; reads
 //! show what the caller may see: public terms to everyone, private ones to their parties).
 
-use super::extract::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
-use super::json::Json;
-use super::{Created, ErrorBody, ValidationErrorBody};
-use crate::db::signatures::SignatureFilter;
+use super::Created;
 use crate::domain::ListParams;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
+use crate::http::{ErrorBody, ValidationErrorBody};
+use crate::records::terms::SignatureFilter;
 use crate::records::terms::{
     TransactionTerm, TransactionTermCreate, TransactionTermsSignature,
     TransactionTermsSignatureCreate,

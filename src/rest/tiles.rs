@@ -3,10 +3,10 @@
 //! suffix, so the routes are `/tiles/{z}/{x}/{y}` and `/tiles/{file}` and the suffixes are
 //! checked here; the OpenAPI document names the real paths (`tiles_openapi`).
 
-use super::ValidationErrorBody;
-use super::extract::ValidQuery;
-use super::json::Json;
 use crate::error::AppError;
+use crate::http::Json;
+use crate::http::ValidQuery;
+use crate::http::ValidationErrorBody;
 use crate::records::tiles::TileJson;
 use crate::services::tiles::{self, TileAddress, TileFilters};
 use crate::state::AppState;
@@ -117,7 +117,7 @@ pub async fn tilejson(
     let Some(tileset) = segment(&path, "file").strip_suffix(".json") else {
         return Err(AppError::NotFound("route"));
     };
-    let base = super::extract::base_url(&headers);
+    let base = crate::http::base_url(&headers);
     let body = tiles::tilejson(tileset, &base, &params.filters())?;
     Ok(([(header::CACHE_CONTROL, "public, max-age=300")], Json(body)).into_response())
 }

@@ -9,19 +9,10 @@ use crate::domain::validation::is_unit_interval;
 use crate::domain::{AgentStatus, ListParams, Page, Violations, scopes};
 use crate::error::{AppError, AppResult};
 pub use crate::records::agents::AgentCreate;
+pub use crate::records::agents::AgentRegistration;
 use crate::state::AppState;
 use rust_decimal::Decimal;
-use serde::Serialize;
 use uuid::Uuid;
-
-/// Response of POST /api/v1/agents/register: the raw key appears here once and never again.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct AgentRegistration {
-    pub agent: Agent,
-    /// The raw bearer key. Store it now: it cannot be shown again.
-    pub api_key: String,
-    pub key: crate::db::api_keys::ApiKey,
-}
 
 fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     let mut v = Violations::at(loc);

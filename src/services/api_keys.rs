@@ -6,19 +6,11 @@ use crate::db::api_keys::{self as db, ApiKey, NewApiKey};
 use crate::domain::{AgentType, ListParams, Violations, scopes};
 use crate::error::{AppError, AppResult};
 pub use crate::records::agents::ApiKeyCreate;
+pub use crate::records::agents::ApiKeyCreated;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::PgConnection;
 use uuid::Uuid;
-
-/// Response of key creation: the raw key appears here once and never again.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ApiKeyCreated {
-    /// The raw bearer key. Store it now: it cannot be shown again.
-    pub api_key: String,
-    pub key: ApiKey,
-}
 
 /// The caller's newest `params.limit` keys.
 pub async fn list_mine(state: &AppState, ctx: &Ctx, params: ListParams) -> AppResult<Vec<ApiKey>> {

@@ -1,15 +1,16 @@
 //! Canonical records and their provenance: read and list.
 
 use crate::db::contributions::{self, ContributionFilter, LinkContribution};
-use crate::db::entities::{self, Entity};
-use crate::db::listings::Listing;
 use crate::db::offers;
-use crate::db::requests::CanonicalRequest;
 use crate::domain::{CanonicalTable, ListParams, Page};
 use crate::error::{AppError, AppResult};
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::read_route;
 use crate::state::AppState;
 use uuid::Uuid;
+
+use crate::db::canonical;
+pub use crate::db::canonical::CanonicalRow;
 
 const MAX_STATUS_LEN: usize = 50;
 
@@ -31,62 +32,34 @@ pub(crate) fn status_filter<'a>(
 /// load at most this many rows per parent, oldest first; the REST lists page past it.
 pub const EDGE_LIMIT: i64 = 100;
 
-/// The entity an id names; a merged record's id answers with the record it was merged into
-/// (compare the returned id with the asked one).
-pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
-    read_route::read_one!(state, |pool| entities::get_following_merges(pool, id))?
-        .ok_or(AppError::NotFound("entity"))
+/// The record of kind `K` an id names; a merged record's id answers with the record it was merged
+/// into (compare the returned id with the asked one).
+pub async fn record<K: CanonicalRow>(state: &AppState, id: Uuid) -> AppResult<K> {
+    read_route::read_one!(state, |pool| canonical::get_following_merges::<K>(pool, id))?
+        .ok_or(AppError::NotFound(K::NOUN))
 }
 
-pub async fn entities(
+/// Records of kind `K`, newest first, optionally by status (`loc` locates a bad status).
+pub async fn list<K: CanonicalRow>(
     state: &AppState,
     status: Option<&str>,
     params: ListParams,
     loc: &[&str],
-) -> AppResult<Page<Entity>> {
+) -> AppResult<Page<K>> {
     let status = status_filter(status, loc)?;
     Ok(Page::from_rows(
-        entities::list(read_route::reads(state), status, &params).await?,
+        canonical::list::<K>(read_route::reads(state), status, &params).await?,
         &params,
     ))
 }
 
-pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
+/// Records of kind `K` by id, in no particular order (the loaders' shape).
+pub async fn by_ids<K: CanonicalRow>(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<K>> {
     Ok(read_route::read_many!(
         state,
         ids,
-        |e| e.id,
-        |pool, ids| entities::get_many(pool, ids)
-    )?)
-}
-
-/// The listing an id names; a merged record's id answers with the record it was merged into.
-pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
-    read_route::read_one!(state, |pool| offers::get_following_merges::<Listing>(
-        pool, id
-    ))?
-    .ok_or(AppError::NotFound("listing"))
-}
-
-pub async fn listings(
-    state: &AppState,
-    status: Option<&str>,
-    params: ListParams,
-    loc: &[&str],
-) -> AppResult<Page<Listing>> {
-    let status = status_filter(status, loc)?;
-    Ok(Page::from_rows(
-        offers::list::<Listing>(read_route::reads(state), status, &params).await?,
-        &params,
-    ))
-}
-
-pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
-    Ok(read_route::read_many!(
-        state,
-        ids,
-        |l| l.id,
-        |pool, ids| offers::get_many::<Listing>(pool, ids)
+        |r| r.id(),
+        |pool, ids| canonical::get_many::<K>(pool, ids)
     )?)
 }
 
@@ -99,36 +72,6 @@ pub async fn listings_of_provider(
         offers::list_by_parent::<Listing>(read_route::reads(state), entity_id, &params).await?,
         &params,
     ))
-}
-
-/// The request an id names; a merged record's id answers with the record it was merged into.
-pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
-    read_route::read_one!(state, |pool| {
-        offers::get_following_merges::<CanonicalRequest>(pool, id)
-    })?
-    .ok_or(AppError::NotFound("request"))
-}
-
-pub async fn requests(
-    state: &AppState,
-    status: Option<&str>,
-    params: ListParams,
-    loc: &[&str],
-) -> AppResult<Page<CanonicalRequest>> {
-    let status = status_filter(status, loc)?;
-    Ok(Page::from_rows(
-        offers::list::<CanonicalRequest>(read_route::reads(state), status, &params).await?,
-        &params,
-    ))
-}
-
-pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
-    Ok(read_route::read_many!(
-        state,
-        ids,
-        |r| r.id,
-        |pool, ids| offers::get_many::<CanonicalRequest>(pool, ids)
-    )?)
 }
 
 pub async fn contributions(
@@ -174,15 +117,15 @@ pub async fn with_provenance(
     // A merged record's id answers with its survivor: the contributions are the survivor's.
     let (id, record) = match table {
         CanonicalTable::Entities => {
-            let e = entity(state, id).await?;
+            let e = record::<Entity>(state, id).await?;
             (e.id, CanonicalRecord::Entity(e))
         }
         CanonicalTable::Listings => {
-            let l = listing(state, id).await?;
+            let l = record::<Listing>(state, id).await?;
             (l.id, CanonicalRecord::Listing(l))
         }
         CanonicalTable::Requests => {
-            let r = request(state, id).await?;
+            let r = record::<CanonicalRequest>(state, id).await?;
             (r.id, CanonicalRecord::Request(r))
         }
     };

@@ -11,38 +11,25 @@ use crate::ctx::Ctx;
 use crate::db;
 use crate::db::contributions::ContributionFilter;
 use crate::db::notes::NoteFilter;
-use crate::db::offers::OfferRecord;
 use crate::db::signals::SignalFilter;
 use crate::domain::{CanonicalTable, EntryStatus};
 use crate::error::AppResult;
-use crate::records::canonical::{CanonicalRequest, Listing};
+use crate::records::canonical::Listing;
 use crate::state::AppState;
 use std::collections::HashMap;
 use uuid::Uuid;
 
 pub type Count = Option<i64>;
 
-pub async fn entities(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
-    let status = status_filter(status, loc)?;
-    let n = db::entities::count(read_route::reads(state), status).await?;
-    Ok(db::within_cap(n))
-}
-
-pub async fn listings(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
-    offers::<Listing>(state, status, loc).await
-}
-
-pub async fn requests(state: &AppState, status: Option<&str>, loc: &[&str]) -> AppResult<Count> {
-    offers::<CanonicalRequest>(state, status, loc).await
-}
-
-async fn offers<R: OfferRecord>(
+/// Records of one canonical table, optionally by status, up to the cap.
+pub async fn canonical(
     state: &AppState,
+    table: CanonicalTable,
     status: Option<&str>,
     loc: &[&str],
 ) -> AppResult<Count> {
     let status = status_filter(status, loc)?;
-    let n = db::offers::count::<R>(read_route::reads(state), status).await?;
+    let n = db::canonical::count(read_route::reads(state), table, status).await?;
     Ok(db::within_cap(n))
 }
 

@@ -34,13 +34,11 @@ use uuid::Uuid;
 const MAX_CONTRIBUTIONS: i64 = 2_000;
 
 /// A kind of canonical record operators merge, and its record type.
-pub trait Mergeable: Sized {
-    const TABLE: CanonicalTable;
+pub trait Mergeable: super::canonical::CanonicalRow {
     fn from_record(record: CanonicalRecord) -> Option<Self>;
 }
 
 impl Mergeable for Entity {
-    const TABLE: CanonicalTable = CanonicalTable::Entities;
     fn from_record(record: CanonicalRecord) -> Option<Self> {
         match record {
             CanonicalRecord::Entity(e) => Some(e),
@@ -50,7 +48,6 @@ impl Mergeable for Entity {
 }
 
 impl Mergeable for Listing {
-    const TABLE: CanonicalTable = CanonicalTable::Listings;
     fn from_record(record: CanonicalRecord) -> Option<Self> {
         match record {
             CanonicalRecord::Listing(l) => Some(l),
@@ -60,7 +57,6 @@ impl Mergeable for Listing {
 }
 
 impl Mergeable for CanonicalRequest {
-    const TABLE: CanonicalTable = CanonicalTable::Requests;
     fn from_record(record: CanonicalRecord) -> Option<Self> {
         match record {
             CanonicalRecord::Request(r) => Some(r),

@@ -3,9 +3,9 @@
 
 use crate::db;
 use crate::db::nearby::{Near, NearQuery};
-use crate::domain::{CanonicalTable, ListParams, Page, Violations};
+use crate::domain::{ListParams, Page, Violations};
 use crate::error::{AppError, AppResult};
-use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::canonical::CanonicalRow;
 use crate::state::AppState;
 use uuid::Uuid;
 
@@ -47,40 +47,18 @@ fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
     ))
 }
 
-async fn page<T>(
-    state: &AppState,
-    table: CanonicalTable,
-    columns: &str,
-    args: &NearArgs,
-) -> AppResult<Page<Near<T>>>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
-{
+/// Records of kind `K` near the point, nearest first.
+pub async fn page<K: CanonicalRow>(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<K>>> {
     let (query, params) = query(args)?;
     let rows = db::nearby::records(
         crate::services::read_route::search_reads(state),
-        table,
-        columns,
+        K::TABLE,
+        K::COLUMNS,
         &query,
     )
     .await
     .map_err(AppError::from)?;
     Ok(Page::from_rows(rows, &params))
-}
-
-pub async fn entities(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Entity>>> {
-    page(state, CanonicalTable::Entities, db::entities::COLUMNS, args).await
-}
-
-pub async fn listings(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Listing>>> {
-    page(state, CanonicalTable::Listings, db::listings::COLUMNS, args).await
-}
-
-pub async fn requests(
-    state: &AppState,
-    args: &NearArgs,
-) -> AppResult<Page<Near<CanonicalRequest>>> {
-    page(state, CanonicalTable::Requests, db::requests::COLUMNS, args).await
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use crate::db;
 use crate::db::contributions::ContributionFilter;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::AppResult;
+use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::records::provenance::{
     AgentInfluence, ContributionEvidence, FieldSource, RecordProvenance,
 };
@@ -61,9 +62,11 @@ pub async fn of_record(
     id: Uuid,
 ) -> AppResult<RecordProvenance> {
     match table {
-        CanonicalTable::Entities => canonical::entity(state, id).await.map(|_| ())?,
-        CanonicalTable::Listings => canonical::listing(state, id).await.map(|_| ())?,
-        CanonicalTable::Requests => canonical::request(state, id).await.map(|_| ())?,
+        CanonicalTable::Entities => canonical::record::<Entity>(state, id).await.map(|_| ())?,
+        CanonicalTable::Listings => canonical::record::<Listing>(state, id).await.map(|_| ())?,
+        CanonicalTable::Requests => canonical::record::<CanonicalRequest>(state, id)
+            .await
+            .map(|_| ())?,
     }
     let fields = field_sources(state, table, &[id])
         .await?

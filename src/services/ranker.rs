@@ -168,18 +168,18 @@ pub async fn rank_many(
         return Ok(Vec::new());
     }
     let richness: HashMap<Uuid, f64> = match table {
-        CanonicalTable::Entities => crate::db::entities::get_many(&mut *conn, ids)
+        CanonicalTable::Entities => crate::db::canonical::get_many::<Entity>(&mut *conn, ids)
             .await?
             .iter()
             .map(|e| (e.id, entity_richness(e)))
             .collect(),
-        CanonicalTable::Listings => crate::db::offers::get_many::<Listing>(&mut *conn, ids)
+        CanonicalTable::Listings => crate::db::canonical::get_many::<Listing>(&mut *conn, ids)
             .await?
             .iter()
             .map(|l| (l.id, listing_richness(l)))
             .collect(),
         CanonicalTable::Requests => {
-            crate::db::offers::get_many::<CanonicalRequest>(&mut *conn, ids)
+            crate::db::canonical::get_many::<CanonicalRequest>(&mut *conn, ids)
                 .await?
                 .iter()
                 .map(|r| (r.id, request_richness(r)))

@@ -1,8 +1,5 @@
 //! Search by text, place and radius: one service for REST, GraphQL and MCP.
 
-use crate::db::entities::Entity;
-use crate::db::listings::Listing;
-use crate::db::requests::CanonicalRequest;
 use crate::domain::CanonicalTable;
 use crate::error::{AppError, AppResult};
 use crate::records::geojson::{Feature, FeatureCollectionType, Located};
@@ -13,43 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
-/// The parts a result's score is made of (docs/search.md).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ScoreParts {
-    /// 0..1: share of the query's words found, share of the name's words in the query, full-text
-    /// rank, trigram similarity of the name or title (docs/search.md).
-    pub text: f64,
-    /// 0..1: exp(−distance / scale); null without a point.
-    pub distance: Option<f64>,
-    /// The record's score_confidence.
-    pub confidence: f64,
-}
-
-/// The full canonical record of a hit.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(untagged)]
-pub enum CanonicalRecord {
-    Entity(Entity),
-    Listing(Listing),
-    Request(CanonicalRequest),
-}
-
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct SearchResult {
-    pub canonical_table: CanonicalTable,
-    /// entity, listing or request.
-    pub canonical_type: String,
-    pub id: Uuid,
-    /// The display name or title.
-    pub label: String,
-    pub score: f64,
-    pub score_parts: ScoreParts,
-    /// Metres from the given point; null without a point.
-    pub distance_meters: Option<f64>,
-    /// Which of the searchable dimensions this record has.
-    pub dimensions_present: Vec<String>,
-    pub record: CanonicalRecord,
-}
+pub use crate::records::canonical::CanonicalRecord;
+pub use crate::records::search::{ScoreParts, SearchResult};
 
 /// The search as the service understood it, after defaults.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

@@ -2,19 +2,8 @@
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, AppResult};
+pub use crate::records::agents::AccessToken;
 use crate::state::AppState;
-use serde::Serialize;
-
-/// Response of POST /api/v1/agents/me/tokens.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct AccessToken {
-    /// A signed JWT; send it as `Authorization: Bearer <access_token>`.
-    pub access_token: String,
-    /// Always `bearer`.
-    pub token_type: String,
-    /// Seconds until the token expires.
-    pub expires_in: u64,
-}
 
 pub async fn create(state: &AppState, ctx: &Ctx) -> AppResult<AccessToken> {
     let actor = ctx.require_actor()?;

@@ -6,7 +6,7 @@ use crate::db;
 use crate::domain::area::{self, BoundingBox};
 use crate::domain::{CanonicalTable, ListParams, Page, Violations};
 use crate::error::AppResult;
-use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::canonical::CanonicalRow;
 use crate::state::AppState;
 use geo_types::Geometry;
 
@@ -79,17 +79,10 @@ where
     Ok(Page::from_rows(rows, &args.params))
 }
 
-pub async fn entities(state: &AppState, args: &WithinArgs<'_>) -> AppResult<Page<Entity>> {
-    page(state, CanonicalTable::Entities, db::entities::COLUMNS, args).await
-}
-
-pub async fn listings(state: &AppState, args: &WithinArgs<'_>) -> AppResult<Page<Listing>> {
-    page(state, CanonicalTable::Listings, db::listings::COLUMNS, args).await
-}
-
-pub async fn requests(
+/// Records of kind `K` inside the area, newest first.
+pub async fn records<K: CanonicalRow>(
     state: &AppState,
     args: &WithinArgs<'_>,
-) -> AppResult<Page<CanonicalRequest>> {
-    page(state, CanonicalTable::Requests, db::requests::COLUMNS, args).await
+) -> AppResult<Page<K>> {
+    page(state, K::TABLE, K::COLUMNS, args).await
 }

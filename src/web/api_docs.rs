@@ -39,7 +39,7 @@ pub async fn index(Extension(pages): Extension<Arc<Pages>>, headers: HeaderMap) 
 /// The same text as `/api/v1/public/agent-docs/{doc_slug}`, rendered; 404 for an unknown slug.
 #[utoipa::path(get, path = "/api-docs/guides/{doc_slug}", tag = "public", operation_id = "get_api_docs_guide", params(("doc_slug" = String, Path)),
     responses((status = 200, description = "HTML page", content_type = "text/html"),
-              (status = 404, body = crate::rest::ErrorBody)))]
+              (status = 404, body = crate::http::ErrorBody)))]
 pub async fn guide(
     Extension(pages): Extension<Arc<Pages>>,
     Path(slug): Path<String>,
@@ -54,7 +54,7 @@ pub async fn guide(
 /// The examples name `{base_url}`; the page shows the address the reader used, when it is a
 /// plain host (anything else in a Host header is not echoed into HTML).
 fn html(template: &str, headers: &HeaderMap) -> Response {
-    let host = crate::rest::extract::plain_host(headers);
+    let host = crate::http::plain_host(headers);
     let body = match host {
         Some(host) => template.replace("{base_url}", &format!("http://{host}")),
         None => template.to_string(),

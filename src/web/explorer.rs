@@ -94,7 +94,7 @@ pub async fn page(headers: HeaderMap) -> Response {
     responses((status = 200, description = "A bundled file of the explorer",
                content((String = "text/javascript"), (String = "text/css"), (Object = "application/json"), (String = "text/html"))),
               (status = 304, description = "Unchanged since the ETag in If-None-Match"),
-              (status = 404, body = crate::rest::ErrorBody)))]
+              (status = 404, body = crate::http::ErrorBody)))]
 pub async fn asset(Path(file): Path<String>, headers: HeaderMap) -> Response {
     serve(&file, &headers)
 }

@@ -48,7 +48,7 @@ const PAGE: &str = r#"<!doctype html>
 /// anything else.
 #[utoipa::path(get, path = "/graphiql/{file}", tag = "graphql", operation_id = "get_graphiql_asset", params(("file" = String, Path)),
     responses((status = 200, description = "A bundled asset of the IDE", content_type = "application/octet-stream"),
-              (status = 404, body = crate::rest::ErrorBody)))]
+              (status = 404, body = crate::http::ErrorBody)))]
 pub async fn asset(Path(file): Path<String>) -> Response {
     let Some(found) = Assets::get(&file) else {
         return AppError::NotFound("asset").into_response();

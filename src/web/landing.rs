@@ -4,7 +4,7 @@
 //! chosen by `Accept` (or `?f=html|json`, which wins).
 
 use super::layout::{escape, page};
-use crate::rest::extract::{ValidQuery, base_url};
+use crate::http::{ValidQuery, base_url};
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};

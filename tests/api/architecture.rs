@@ -1,6 +1,7 @@
-//! The dependency rule of docs/architecture.md, held by a test: nothing below `services` names a
-//! transport crate (records and domain types may only derive a transport's traits), and SQL stays
-//! in `db/` (and the search query builder).
+//! The dependency rules of docs/architecture.md, held by tests: nothing below `services` names a
+//! transport crate (records and domain types may only derive a transport's traits); the adapters
+//! (rest, graphql, mcp, web) stand on the `http` floor and on `services`, never on each other or on
+//! `db`; and SQL stays in `db/` (and the search query builder).
 
 use std::path::Path;
 
@@ -39,6 +40,8 @@ fn layers_below_services_do_not_name_transports() {
                 "crate::graphql",
                 "crate::mcp",
                 "crate::web",
+                "crate::http",
+                "crate::app",
             ] {
                 assert!(
                     !text.contains(forbidden),
@@ -175,6 +178,83 @@ fn graphql_declares_no_newtype_wrapper_around_a_record() {
                 !records.contains(&inner),
                 "{} declares a newtype around the record {inner}: {line}",
                 file.display()
+            );
+        }
+    }
+}
+
+/// Lines of code (comments left out) of every file under these layers.
+fn code_lines(layers: &[&str]) -> Vec<(std::path::PathBuf, String)> {
+    let mut lines = Vec::new();
+    for layer in layers {
+        for file in files_under(layer) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                lines.push((file.clone(), line.to_string()));
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn graphql_mcp_and_web_stand_on_the_http_floor_not_on_rest() {
+    for (file, line) in code_lines(&["graphql", "mcp", "web", "http"]) {
+        assert!(
+            !line.contains("crate::rest"),
+            "{} names crate::rest: {line}",
+            file.display()
+        );
+    }
+}
+
+#[test]
+fn adapters_reach_the_database_only_through_services() {
+    for (file, line) in code_lines(&["rest", "graphql", "mcp", "web", "http"]) {
+        assert!(
+            !line.contains("crate::db"),
+            "{} names crate::db: {line}",
+            file.display()
+        );
+    }
+}
+
+/// The application assembles the adapters; an adapter that called back into it (for the OpenAPI
+/// document, say) would make a circle. What an adapter needs from the assembly is handed to it.
+#[test]
+fn adapters_and_the_http_floor_never_call_the_application() {
+    for (file, line) in code_lines(&["rest", "graphql", "mcp", "web", "http"]) {
+        assert!(
+            !line.contains("crate::app::"),
+            "{} names crate::app: {line}",
+            file.display()
+        );
+    }
+}
+
+/// The floor below the adapters names none of them.
+#[test]
+fn the_http_floor_names_no_adapter() {
+    for (file, line) in code_lines(&["http"]) {
+        for adapter in ["crate::graphql", "crate::mcp", "crate::web", "crate::rest"] {
+            assert!(
+                !line.contains(adapter),
+                "{} names {adapter}: {line}",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_error_type_names_no_database() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/error.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for forbidden in ["sqlx", "crate::db", "postgres"] {
+            assert!(
+                !line.contains(forbidden),
+                "src/error.rs names {forbidden}: {line}"
             );
         }
     }

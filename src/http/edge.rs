@@ -25,11 +25,9 @@ pub async fn edge(State(state): State<AppState>, request: Request, next: Next) -
                 refused.into_response()
             } else {
                 let limit = std::time::Duration::from_secs(state.config.request_timeout_secs);
-                let answered = tokio::time::timeout(
-                    limit,
-                    super::extract::authenticate(&state, request, next),
-                )
-                .await;
+                let answered =
+                    tokio::time::timeout(limit, crate::http::authenticate(&state, request, next))
+                        .await;
                 match answered {
                     Ok(response) => response,
                     // The handler was still waiting for the body: the client is late, not us.

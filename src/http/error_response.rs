@@ -1,7 +1,7 @@
 //! AppError → HTTP response. Status, code and body all come from `AppError` itself.
 
-use super::json::Json;
 use crate::error::AppError;
+use crate::http::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
