@@ -2,7 +2,7 @@
 //! turning the pending entries into canonical entities, against a base of generated entities in a
 //! PostgreSQL cluster with PostgreSQL's durable defaults (as `serve` runs it).
 //!
-//! `cargo bench --bench ingest`; see docs/benchmarks.md for the variables and what is measured.
+//! `cargo bench --bench ingest`; variables in docs/benchmarks.md, what is measured in docs/bench-log/ingest.md.
 //! Figures are printed, never asserted: only correctness (every POST answered 201, nothing left
 //! pending) fails the run.
 

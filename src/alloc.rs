@@ -1,6 +1,6 @@
 //! The memory allocator of the server binary and the benches: mimalloc.
 //!
-//! Profiling a nested GraphQL query (docs/benchmarks.md) showed glibc malloc's arena locks and
+//! Profiling a nested GraphQL query (docs/bench-log/api.md) showed glibc malloc's arena locks and
 //! chunk bookkeeping at about a third of the process's time: tokio moves tasks between worker
 //! threads, so memory is often freed on another thread than the one that allocated it.
 //! mimalloc's thread-free lists avoid that lock. Tuned to give freed memory back at once, so

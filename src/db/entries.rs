@@ -279,7 +279,7 @@ const AREA_ORDER: &str = "hashint4((floor(e.latitude * 2) * 1000 + floor(e.longi
 /// rather than bound: with `LIMIT $1` PostgreSQL planned the claim anew on every call (its generic
 /// plan, costed for an unknown limit, never looked cheaper than a plan for the exact one), 0.44 ms
 /// of planning per claim; with the number in the text it keeps one generic plan after five calls,
-/// which walks the same pending-area index (docs/benchmarks.md). Other limits (the end of a
+/// which walks the same pending-area index (docs/bench-log/hot-paths.md). Other limits (the end of a
 /// bounded drain) keep the parameter, so the statements stay two.
 pub async fn claim_pending(
     conn: &mut PgConnection,

@@ -3,7 +3,7 @@
 //!
 //! Loaders hand out records behind `Arc`: async-graphql's DataLoader clones a value into its cache
 //! and once more for every resolver that asked for it, and cloning whole records (their JSON
-//! maps included) was a tenth of a nested query's time (docs/benchmarks.md).
+//! maps included) was a tenth of a nested query's time (docs/bench-log/api.md).
 
 use crate::ctx::Ctx;
 use crate::db::agents::Agent;
