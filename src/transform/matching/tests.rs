@@ -876,8 +876,8 @@ fn legal_forms_and_connectors_across_languages_match_the_plain_name() {
 #[test]
 fn each_listed_legal_form_appended_to_a_name_matches_the_plain_name() {
     for form in [
-        "Ltd", "Ltd.", "LLC", "Inc.", "GmbH", "UG", "AG", "SARL", "SAS", "SA", "S.L.",
-        "S.p.A.", "S.r.l.", "B.V.", "N.V.", "Pty Ltd",
+        "Ltd", "Ltd.", "LLC", "Inc.", "GmbH", "UG", "AG", "SARL", "SAS", "SA", "S.L.", "S.p.A.",
+        "S.r.l.", "B.V.", "N.V.", "Pty Ltd",
     ] {
         let incoming = format!("Harbour Bakery {form}");
         let decision = decide_entity(
