@@ -18,6 +18,7 @@ const PURGE_DELAY: mi_option_t = 15;
 /// Commit arena memory when it is used, and purge freed memory without delay. An option the
 /// operator set in the environment (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`, read
 /// by mimalloc itself at start-up) is left as given.
+#[expect(unsafe_code, reason = "mimalloc's options are set through its C API")]
 pub fn tune() {
     for (option, variable, value) in [
         (ARENA_EAGER_COMMIT, "MIMALLOC_ARENA_EAGER_COMMIT", 0),

@@ -122,7 +122,9 @@ impl<T: ById> Batcher<T> {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Waiting<T>>> {
         // A panic while holding the lock leaves a plain Vec behind: nothing to repair.
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+        self.waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// One statement for up to `MAX_BATCH` distinct ids.

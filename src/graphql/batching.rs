@@ -129,7 +129,7 @@ fn lock<S>(mutex: &Mutex<S>) -> MutexGuard<'_, S> {
     // Nothing a panicking holder left half-done can break a later reader: keys and values only.
     mutex
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn slot_of<K, T>(guard: &mut Option<Box<dyn Any + Send>>) -> &mut Slot<K, T::Value, T::Error>

@@ -167,7 +167,11 @@ impl LimitedSchema {
         if !route_reads(document, operation_name) {
             return Ok(());
         }
-        match self.disk.as_ref().map(|disk| disk.ensure_room()) {
+        match self
+            .disk
+            .as_ref()
+            .map(super::super::storage::space::DiskFloor::ensure_room)
+        {
             Some(Err(refused)) => Err(async_graphql::Error::from(refused)
                 .into_server_error(async_graphql::Pos::default())),
             _ => Ok(()),

@@ -169,7 +169,13 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
         let mut pages = HashMap::with_capacity(keys.len());
         let mut shapes: Vec<(Option<crate::domain::EntryStatus>, i64, Option<Uuid>)> =
             keys.iter().map(|k| (k.status, k.limit, k.after)).collect();
-        shapes.sort_by_key(|(status, limit, after)| (status.map(|s| s.as_str()), *limit, *after));
+        shapes.sort_by_key(|(status, limit, after)| {
+            (
+                status.map(super::super::domain::enums::EntryStatus::as_str),
+                *limit,
+                *after,
+            )
+        });
         shapes.dedup();
         for (status, limit, after) in shapes {
             let agents: Vec<Uuid> = keys

@@ -53,8 +53,8 @@ macro_rules! request_loaders {
             fn cell(loaders: &RequestLoaders) -> &OnceLock<Self> {
                 &loaders.$field
             }
-            #[allow(unused_variables)]
             fn build($s: &AppState, $c: &Ctx) -> Self {
+                let _ = ($s, $c); // most loaders need only one of the two
                 $build
             }
         })+

@@ -405,7 +405,7 @@ pub fn decide_offer(incoming: &OfferKeys, candidates: &[OfferCandidate]) -> Matc
             .map(|candidate| ((), assess_offer(incoming, candidate)))
             .collect(),
     );
-    decide(assessed.into_iter().map(|(_, a)| a).collect())
+    decide(assessed.into_iter().map(|((), a)| a).collect())
 }
 
 fn assess_entity(incoming: &IdentityKeys, candidate: &Candidate) -> Assessment {
@@ -528,7 +528,7 @@ fn add_name_evidence(
     };
     match relation {
         NameRelation::Same if ours == theirs => {
-            evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")))
+            evidence.add(SAME_NAME_POINTS, Some(format!("name '{ours}'")));
         }
         NameRelation::Same => evidence.add(
             SAME_NAME_POINTS,
