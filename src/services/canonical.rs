@@ -33,11 +33,13 @@ pub const EDGE_LIMIT: i64 = 100;
 
 /// The entity an id names; a merged record's id answers with the record it was merged into
 /// (compare the returned id with the asked one).
+#[tracing::instrument(name = "canonical::entity", level = "debug", skip_all, fields(id = %id))]
 pub async fn entity(state: &AppState, id: Uuid) -> AppResult<Entity> {
     read_route::read_one!(state, |pool| entities::get_following_merges(pool, id))?
         .ok_or(AppError::NotFound("entity"))
 }
 
+#[tracing::instrument(name = "canonical::entities", level = "debug", skip_all)]
 pub async fn entities(
     state: &AppState,
     status: Option<&str>,
@@ -51,6 +53,10 @@ pub async fn entities(
     ))
 }
 
+#[tracing::instrument(
+    name = "canonical::entities_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Entity>> {
     Ok(read_route::read_many!(
         state,
@@ -61,6 +67,7 @@ pub async fn entities_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<En
 }
 
 /// The listing an id names; a merged record's id answers with the record it was merged into.
+#[tracing::instrument(name = "canonical::listing", level = "debug", skip_all, fields(id = %id))]
 pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
     read_route::read_one!(state, |pool| offers::get_following_merges::<Listing>(
         pool, id
@@ -68,6 +75,7 @@ pub async fn listing(state: &AppState, id: Uuid) -> AppResult<Listing> {
     .ok_or(AppError::NotFound("listing"))
 }
 
+#[tracing::instrument(name = "canonical::listings", level = "debug", skip_all)]
 pub async fn listings(
     state: &AppState,
     status: Option<&str>,
@@ -81,6 +89,10 @@ pub async fn listings(
     ))
 }
 
+#[tracing::instrument(
+    name = "canonical::listings_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Listing>> {
     Ok(read_route::read_many!(
         state,
@@ -90,6 +102,10 @@ pub async fn listings_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Li
     )?)
 }
 
+#[tracing::instrument(
+    name = "canonical::listings_of_provider", level = "debug", skip_all,
+    fields(entity_id = %entity_id)
+)]
 pub async fn listings_of_provider(
     state: &AppState,
     entity_id: Uuid,
@@ -102,6 +118,7 @@ pub async fn listings_of_provider(
 }
 
 /// The request an id names; a merged record's id answers with the record it was merged into.
+#[tracing::instrument(name = "canonical::request", level = "debug", skip_all, fields(id = %id))]
 pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> {
     read_route::read_one!(state, |pool| {
         offers::get_following_merges::<CanonicalRequest>(pool, id)
@@ -109,6 +126,7 @@ pub async fn request(state: &AppState, id: Uuid) -> AppResult<CanonicalRequest> 
     .ok_or(AppError::NotFound("request"))
 }
 
+#[tracing::instrument(name = "canonical::requests", level = "debug", skip_all)]
 pub async fn requests(
     state: &AppState,
     status: Option<&str>,
@@ -122,6 +140,10 @@ pub async fn requests(
     ))
 }
 
+#[tracing::instrument(
+    name = "canonical::requests_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CanonicalRequest>> {
     Ok(read_route::read_many!(
         state,
@@ -131,6 +153,7 @@ pub async fn requests_by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Ca
     )?)
 }
 
+#[tracing::instrument(name = "canonical::contributions", level = "debug", skip_all)]
 pub async fn contributions(
     state: &AppState,
     filter: ContributionFilter,
@@ -142,6 +165,10 @@ pub async fn contributions(
     ))
 }
 
+#[tracing::instrument(
+    name = "canonical::contributions_to", level = "debug", skip_all,
+    fields(count = targets.len())
+)]
 pub async fn contributions_to(
     state: &AppState,
     targets: &[Uuid],
@@ -149,6 +176,10 @@ pub async fn contributions_to(
     Ok(contributions::for_targets(read_route::reads(state), targets, EDGE_LIMIT).await?)
 }
 
+#[tracing::instrument(
+    name = "canonical::contributions_from", level = "debug", skip_all,
+    fields(count = entries.len())
+)]
 pub async fn contributions_from(
     state: &AppState,
     entries: &[Uuid],
@@ -165,6 +196,10 @@ pub struct RecordWithProvenance {
     pub contributions: Vec<LinkContribution>,
 }
 
+#[tracing::instrument(
+    name = "canonical::with_provenance", level = "debug", skip_all,
+    fields(table = ?table, id = %id)
+)]
 pub async fn with_provenance(
     state: &AppState,
     table: CanonicalTable,

@@ -68,14 +68,17 @@ where
     Ok(Page::from_rows(rows, &params))
 }
 
+#[tracing::instrument(name = "nearby::entities", level = "debug", skip_all)]
 pub async fn entities(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Entity>>> {
     page(state, CanonicalTable::Entities, db::entities::COLUMNS, args).await
 }
 
+#[tracing::instrument(name = "nearby::listings", level = "debug", skip_all)]
 pub async fn listings(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<Listing>>> {
     page(state, CanonicalTable::Listings, db::listings::COLUMNS, args).await
 }
 
+#[tracing::instrument(name = "nearby::requests", level = "debug", skip_all)]
 pub async fn requests(
     state: &AppState,
     args: &NearArgs,

@@ -16,6 +16,7 @@ pub struct AccessToken {
     pub expires_in: u64,
 }
 
+#[tracing::instrument(name = "tokens::create", level = "debug", skip_all)]
 pub async fn create(state: &AppState, ctx: &Ctx) -> AppResult<AccessToken> {
     let actor = ctx.require_actor()?;
     let token = state

@@ -79,14 +79,17 @@ where
     Ok(Page::from_rows(rows, &args.params))
 }
 
+#[tracing::instrument(name = "within::entities", level = "debug", skip_all)]
 pub async fn entities(state: &AppState, args: &WithinArgs<'_>) -> AppResult<Page<Entity>> {
     page(state, CanonicalTable::Entities, db::entities::COLUMNS, args).await
 }
 
+#[tracing::instrument(name = "within::listings", level = "debug", skip_all)]
 pub async fn listings(state: &AppState, args: &WithinArgs<'_>) -> AppResult<Page<Listing>> {
     page(state, CanonicalTable::Listings, db::listings::COLUMNS, args).await
 }
 
+#[tracing::instrument(name = "within::requests", level = "debug", skip_all)]
 pub async fn requests(
     state: &AppState,
     args: &WithinArgs<'_>,
