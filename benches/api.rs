@@ -13,6 +13,11 @@
 //! by the bench on the same database (`benches/support/postgraphile.rs`; `BENCH_API_POSTGRAPHILE=0`
 //! skips it).
 
+#![expect(
+    clippy::print_stdout,
+    reason = "a bench reports its figures on standard output"
+)]
+
 mod support;
 
 use support::process::env_or;
@@ -72,11 +77,13 @@ enum Call {
 impl Call {
     fn request(&self) -> Request<Body> {
         match self {
-            Call::Get(path) => Request::get(path).body(Body::empty()).unwrap(),
+            Call::Get(path) => Request::get(path)
+                .body(Body::empty())
+                .expect("a path of the bench is a valid URI"),
             Call::Graphql(body) => Request::post("/graphql")
                 .header(header::CONTENT_TYPE, "application/json")
                 .body(Body::from(body.clone()))
-                .unwrap(),
+                .expect("a fixed path and header make a valid request"),
         }
     }
 }
@@ -480,7 +487,7 @@ async fn http_get_loop(
         move || {
             let (client, url) = (client.clone(), url.clone());
             async move {
-                let started = std::time::Instant::now();
+                let started = Instant::now();
                 let response = client.get(&url).send().await?;
                 let status = response.status();
                 let _: Value = response.json().await.context("a JSON answer")?;
@@ -667,7 +674,7 @@ async fn closed_loop(
 async fn measure<F, Fut>(clients: usize, duration: Duration, request: F) -> anyhow::Result<Measured>
 where
     F: Fn() -> Fut + Clone + Send + 'static,
-    Fut: std::future::Future<Output = anyhow::Result<Duration>> + Send,
+    Fut: Future<Output = anyhow::Result<Duration>> + Send,
 {
     for _ in 0..20 {
         request().await?;

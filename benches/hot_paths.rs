@@ -16,6 +16,11 @@
 //! `BENCH_HOT_ONLY=by id,list` (rows whose names contain a part; processing only with the POST row).
 //! The seeded database is kept as a template under target/bench-hot; each run starts from a copy.
 
+#![expect(
+    clippy::print_stdout,
+    reason = "a bench reports its figures on standard output"
+)]
+
 mod support;
 
 use support::process::env_or;
@@ -199,7 +204,7 @@ async fn run() -> anyhow::Result<()> {
          {} s windows, best of {} rounds taking turns, {} cores ({})",
         settings.seconds,
         settings.rounds,
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         support::process::idle_policy().unwrap_or_else(|| "idle policy unknown".to_string()),
         c = settings.connections,
     );

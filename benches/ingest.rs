@@ -2,9 +2,18 @@
 //! turning the pending entries into canonical entities, against a base of generated entities in a
 //! PostgreSQL cluster with PostgreSQL's durable defaults (as `serve` runs it).
 //!
-//! `cargo bench --bench ingest`; see docs/benchmarks.md for the variables and what is measured.
+//! `cargo bench --bench ingest`; variables in docs/benchmarks.md, what is measured in docs/bench-log/ingest.md.
 //! Figures are printed, never asserted: only correctness (every POST answered 201, nothing left
 //! pending) fails the run.
+
+#![expect(
+    clippy::print_stdout,
+    reason = "a bench reports its figures on standard output"
+)]
+#![expect(
+    clippy::print_stderr,
+    reason = "a refused entry is reported as it happens"
+)]
 
 mod support;
 
@@ -298,7 +307,7 @@ async fn run() -> anyhow::Result<()> {
     println!("==== ingest benchmark summary ====");
     println!(
         "machine           : {} cores, PostgreSQL {server_version}, durable defaults (fsync on), pool 16",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     println!(
         "base              : {} entities (loaded at {:.0} rows/s)",

@@ -12,6 +12,11 @@
 //! `BENCH_SCALE_CLIENTS=16`, `BENCH_SCALE_ENTITIES=100000`, `BENCH_SCALE_MIX=70,20,10` (by id,
 //! search, post). Figures in docs/benchmarks.md and docs/scale-out.md; printed, never asserted.
 
+#![expect(
+    clippy::print_stdout,
+    reason = "a bench reports its figures on standard output"
+)]
+
 mod support;
 
 use support::process::env_or;
@@ -136,7 +141,7 @@ async fn run() -> anyhow::Result<()> {
         mix[0],
         mix[1],
         mix[2],
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     println!(
         "{:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}",
@@ -167,7 +172,8 @@ async fn run() -> anyhow::Result<()> {
             server.wait_ready(Duration::from_secs(60)).await?;
             servers.push(server);
         }
-        let bases: Arc<Vec<String>> = Arc::new(servers.iter().map(|s| s.base_url()).collect());
+        let bases: Arc<Vec<String>> =
+            Arc::new(servers.iter().map(ServerProcess::base_url).collect());
         if material.keys.len() < clients {
             let keys = register_agents(&bases[0], clients).await?;
             Arc::get_mut(&mut material)
@@ -177,7 +183,7 @@ async fn run() -> anyhow::Result<()> {
         let sampler = CpuSampler {
             primary: postmaster_pid(&primary),
             replica: postmaster_pid(&replica),
-            servers: servers.iter().map(|s| s.pid()).collect(),
+            servers: servers.iter().map(ServerProcess::pid).collect(),
         };
         // Warm-up, then the measured window.
         let _ = load(
@@ -369,8 +375,11 @@ async fn load(
                     if ok {
                         measured.total += 1;
                         measured.all.push(elapsed);
-                        measured.by_kind[KINDS.iter().position(|k| *k == kind).unwrap()]
-                            .push(elapsed);
+                        measured.by_kind[KINDS
+                            .iter()
+                            .position(|k| *k == kind)
+                            .expect("a kind of KINDS")]
+                        .push(elapsed);
                     } else {
                         measured.errors += 1;
                     }

@@ -10,6 +10,11 @@
 //! `cargo bench --bench search`; variables and figures in docs/benchmarks.md. Figures are printed,
 //! never asserted.
 
+#![expect(
+    clippy::print_stdout,
+    reason = "a bench reports its figures on standard output"
+)]
+
 mod support;
 
 use support::process::env_or;

@@ -1,6 +1,6 @@
 //! The memory allocator of the server binary and the benches: mimalloc.
 //!
-//! Profiling a nested GraphQL query (docs/benchmarks.md) showed glibc malloc's arena locks and
+//! Profiling a nested GraphQL query (docs/bench-log/api.md) showed glibc malloc's arena locks and
 //! chunk bookkeeping at about a third of the process's time: tokio moves tasks between worker
 //! threads, so memory is often freed on another thread than the one that allocated it.
 //! mimalloc's thread-free lists avoid that lock. Tuned to give freed memory back at once, so
@@ -18,6 +18,7 @@ const PURGE_DELAY: mi_option_t = 15;
 /// Commit arena memory when it is used, and purge freed memory without delay. An option the
 /// operator set in the environment (`MIMALLOC_ARENA_EAGER_COMMIT`, `MIMALLOC_PURGE_DELAY`, read
 /// by mimalloc itself at start-up) is left as given.
+#[expect(unsafe_code, reason = "mimalloc's options are set through its C API")]
 pub fn tune() {
     for (option, variable, value) in [
         (ARENA_EAGER_COMMIT, "MIMALLOC_ARENA_EAGER_COMMIT", 0),

@@ -280,7 +280,7 @@ pub async fn serve_connections(
     listener: tokio::net::TcpListener,
     router: Router,
     header_read_timeout: Duration,
-    shutdown: impl std::future::Future<Output = ()>,
+    shutdown: impl Future<Output = ()>,
 ) {
     use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
     use hyper_util::server::conn::auto::Builder;
@@ -308,7 +308,7 @@ pub async fn serve_connections(
                     continue;
                 }
             },
-            _ = &mut shutdown => break,
+            () = &mut shutdown => break,
         };
         // A response is written whole; waiting to coalesce it with the next would only delay it.
         let _ = stream.set_nodelay(true);
@@ -349,8 +349,8 @@ pub async fn serve_connections(
     }
     drop(listener);
     tokio::select! {
-        _ = graceful.shutdown() => {}
-        _ = tokio::time::sleep(DRAIN_TIMEOUT) => tracing::warn!("requests still in flight after the drain timeout"),
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(DRAIN_TIMEOUT) => tracing::warn!("requests still in flight after the drain timeout"),
     }
 }
 

@@ -60,7 +60,7 @@ pub struct Config {
 
     /// Concurrent drain loops of the background transformer in this process. Default: the number
     /// of cores plus one (a loop spends part of its time waiting on PostgreSQL, so one per core
-    /// leaves cores idle; see docs/benchmarks.md).
+    /// leaves cores idle; see docs/bench-log/ingest.md).
     #[arg(long, env = "STRS_TRANSFORMER_LOOPS", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub transformer_loops: Option<u16>,
 

@@ -167,6 +167,7 @@ fn main() -> anyhow::Result<()> {
         .block_on(run())
 }
 
+#[expect(clippy::print_stdout, reason = "the CLI answers on standard output")]
 async fn run() -> anyhow::Result<()> {
     #[cfg(feature = "dhat-heap")]
     let _profiler = dhat::Profiler::new_heap();
@@ -232,12 +233,17 @@ async fn run() -> anyhow::Result<()> {
 async fn stop_if_started_here(
     cluster: Option<spacetime_records::db::cluster::EmbeddedCluster>,
 ) -> anyhow::Result<()> {
-    match cluster.filter(|c| c.started_here()) {
+    match cluster.filter(spacetime_records::db::cluster::EmbeddedCluster::started_here) {
         Some(cluster) => tokio::task::spawn_blocking(move || cluster.stop()).await?,
         None => Ok(()),
     }
 }
 
+#[expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the CLI answers on standard output, progress goes to standard error"
+)]
 async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> anyhow::Result<()> {
     match admin {
         Admin::CreateKey { display_name } => {

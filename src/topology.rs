@@ -249,6 +249,10 @@ pub async fn run_local(dir: &Path, processes: usize, first_port: u16) -> anyhow:
     served
 }
 
+#[expect(
+    clippy::print_stdout,
+    reason = "the addresses are for the person at the terminal"
+)]
 async fn serve_until_interrupted(
     databases: &Databases,
     dir: &Path,

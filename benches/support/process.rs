@@ -23,7 +23,7 @@ pub fn peak_rss_kb(pid: u32) -> u64 {
 
 /// How this machine's idle CPUs sleep, e.g. "cpuidle haltpoll, guest halt polling 0 ns": on a VM
 /// whose idle vCPUs halt at once, every wake-up of a thread on an idle vCPU goes through the host,
-/// which bounds request/response loops with few connections (docs/benchmarks.md, "Reads by id
+/// which bounds request/response loops with few connections (docs/bench-log/hot-paths.md, "Reads by id
 /// wait for idle vCPUs to wake"). `None` where Linux does not say.
 pub fn idle_policy() -> Option<String> {
     let read = |path: &str| {

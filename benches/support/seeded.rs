@@ -67,6 +67,6 @@ pub async fn fresh_copy(
 fn in_use(error: &sqlx::Error) -> bool {
     error
         .as_database_error()
-        .and_then(|e| e.code())
+        .and_then(sqlx::error::DatabaseError::code)
         .is_some_and(|code| code == "55006")
 }

@@ -2,7 +2,7 @@
 //!
 //! A read by id costs PostgreSQL far more in waking a backend and in the protocol's round trip
 //! than in the primary-key lookup itself, and costs the server a socket send, a wake-up and a
-//! receive (docs/benchmarks.md, "Hot paths"). So requests that ask for records of one kind while
+//! receive (docs/bench-log/hot-paths.md). So requests that ask for records of one kind while
 //! an earlier statement of that kind is still running are not sent one by one: they wait, and
 //! when it has answered, one of them sends all their ids at once (`WHERE id IN (…)`). With
 //! nothing else in flight a request is sent at once, alone: batching costs no latency when the
@@ -61,7 +61,7 @@ struct Waiting<T> {
 /// run per database core instead (two here) halved the batches under load and cost more than
 /// the parallelism gained: wrk's 8 connections on an entity by id, two server workers, served
 /// 20.3–23.9k r/s with two in flight and 25.2–29.7k with one, and PostgreSQL's CPU per read fell
-/// from 16–22 µs to 7–9 µs (docs/benchmarks.md, "One batch of a kind in flight"). A batch of
+/// from 16–22 µs to 7–9 µs (docs/bench-log/hot-paths.md, "One batch of a kind in flight"). A batch of
 /// `MAX_BATCH` primary-key lookups takes well under a millisecond, so one at a time still
 /// carries over 100k reads a second per kind and process.
 pub struct Batcher<T> {
@@ -122,7 +122,9 @@ impl<T: ById> Batcher<T> {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Waiting<T>>> {
         // A panic while holding the lock leaves a plain Vec behind: nothing to repair.
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+        self.waiting
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// One statement for up to `MAX_BATCH` distinct ids.

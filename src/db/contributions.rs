@@ -142,7 +142,7 @@ pub async fn for_entries<'c>(
 
 /// How many distinct agents' entries have contributed to a record (its corroboration).
 pub async fn contributing_agents(
-    conn: &mut sqlx::PgConnection,
+    conn: &mut PgConnection,
     table: CanonicalTable,
     id: Uuid,
 ) -> Result<i64, sqlx::Error> {

@@ -279,7 +279,7 @@ const AREA_ORDER: &str = "hashint4((floor(e.latitude * 2) * 1000 + floor(e.longi
 /// rather than bound: with `LIMIT $1` PostgreSQL planned the claim anew on every call (its generic
 /// plan, costed for an unknown limit, never looked cheaper than a plan for the exact one), 0.44 ms
 /// of planning per claim; with the number in the text it keeps one generic plan after five calls,
-/// which walks the same pending-area index (docs/benchmarks.md). Other limits (the end of a
+/// which walks the same pending-area index (docs/bench-log/hot-paths.md). Other limits (the end of a
 /// bounded drain) keep the parameter, so the statements stay two.
 pub async fn claim_pending(
     conn: &mut PgConnection,
@@ -336,7 +336,7 @@ pub struct Outcome<'a> {
     pub error: Option<&'a str>,
     pub run_id: Uuid,
     /// What a reviewer needs (only for entries sent to review).
-    pub review: Option<&'a serde_json::Value>,
+    pub review: Option<&'a Value>,
 }
 
 /// The outcomes of a whole transformer batch in one statement.
@@ -358,9 +358,9 @@ pub async fn record_outcomes(
     )
     .bind(outcomes.iter().map(|(id, _)| *id).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.status.as_str()).collect::<Vec<_>>())
-    .bind(outcomes.iter().map(|(_, o)| o.canonical_table.map(|t| t.as_str())).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.canonical_table.map(CanonicalTable::as_str)).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.canonical_id).collect::<Vec<_>>())
-    .bind(outcomes.iter().map(|(_, o)| o.link_type.map(|l| l.as_str())).collect::<Vec<_>>())
+    .bind(outcomes.iter().map(|(_, o)| o.link_type.map(LinkType::as_str)).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.reason).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.error).collect::<Vec<_>>())
     .bind(outcomes.iter().map(|(_, o)| o.run_id).collect::<Vec<_>>())
@@ -383,10 +383,7 @@ pub async fn attachment_media_type<'c>(
 }
 
 /// An entry's review details (why, candidates, resolution), if it was ever sent to review.
-pub async fn review_of(
-    conn: &mut PgConnection,
-    id: Uuid,
-) -> Result<Option<serde_json::Value>, sqlx::Error> {
+pub async fn review_of(conn: &mut PgConnection, id: Uuid) -> Result<Option<Value>, sqlx::Error> {
     sqlx::query_scalar("SELECT review FROM space_time_entries WHERE id = $1")
         .bind(id)
         .fetch_one(conn)
@@ -397,7 +394,7 @@ pub async fn review_of(
 pub async fn set_review(
     conn: &mut PgConnection,
     id: Uuid,
-    review: &serde_json::Value,
+    review: &Value,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("UPDATE space_time_entries SET review = $2 WHERE id = $1")
         .bind(id)

@@ -3,7 +3,7 @@
 //! sqlx's pool pings every connection when it is returned (`PoolConnection` drop: a Sync message
 //! and its ReadyForQuery, in a spawned task): one more round trip, two more process wake-ups, per
 //! request, which on a read by id doubled the context switches of PostgreSQL and of the server
-//! (docs/benchmarks.md). That ping adds nothing a later use would not do: every sqlx operation
+//! (docs/bench-log/hot-paths.md). That ping adds nothing a later use would not do: every sqlx operation
 //! on a connection first drains what an abandoned earlier one left (`wait_until_ready`). This
 //! pool (deadpool over sqlx's own `PgConnection`) hands connections back as they are, and checks
 //! one before use only by the rule of `db::liveness`: idle for a while, or out since a

@@ -108,7 +108,7 @@ impl SessionLimits {
             // Every statement of the service is bounded in rows, so LLVM compilation never pays
             // for itself; it only starts when the planner's cost estimate crosses
             // `jit_above_cost`, and then adds its compile time (half a second measured for one
-            // over-estimated plan, docs/benchmarks.md) to that request alone.
+            // over-estimated plan, docs/bench-log/hot-paths.md) to that request alone.
             ("jit", "off".to_owned()),
         ])
     }

@@ -94,7 +94,7 @@ pub struct ReplayStep {
     pub contributed_at: chrono::DateTime<chrono::Utc>,
     /// The contribution's metadata: fields the guard kept (`contested_fields`), an accepted
     /// field proposal (`field_proposal`).
-    pub metadata: serde_json::Value,
+    pub metadata: Value,
     #[sqlx(flatten)]
     pub entry: crate::records::entries::SpaceTimeEntry,
 }

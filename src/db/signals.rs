@@ -172,7 +172,7 @@ pub async fn candidates_for<'c>(
 /// Closes the queued duplicate pair of two records, whichever way round it was reported.
 pub async fn settle_duplicate_pair(
     conn: &mut PgConnection,
-    table: crate::domain::CanonicalTable,
+    table: CanonicalTable,
     a: Uuid,
     b: Uuid,
     status: &str,

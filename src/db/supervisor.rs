@@ -102,7 +102,7 @@ async fn supervise(
     loop {
         tokio::select! {
             _ = stop.changed() => return,
-            _ = tokio::time::sleep(POLL) => {}
+            () = tokio::time::sleep(POLL) => {}
         }
         if *stop.borrow() {
             return;
@@ -163,12 +163,12 @@ async fn restart(
                 }
             }
             Err(join) => {
-                tracing::error!(error = %join, "the start of the embedded PostgreSQL panicked")
+                tracing::error!(error = %join, "the start of the embedded PostgreSQL panicked");
             }
         }
         tokio::select! {
             _ = stop.changed() => return false,
-            _ = tokio::time::sleep(pause) => {}
+            () = tokio::time::sleep(pause) => {}
         }
         if *stop.borrow() {
             return false;

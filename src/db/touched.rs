@@ -65,7 +65,7 @@ pub async fn records<'c>(
     // Each record's location is one primary-key read (the CASE below). As a UNION of the three
     // tables, the planner pushed the circle into each branch and, under-estimating the circle's
     // rows, read the location GiST index around the point once per record instead (5 s for one
-    // agent's 24k contributions within 5 km; 0.12 s this way, docs/benchmarks.md).
+    // agent's 24k contributions within 5 km; 0.12 s this way, docs/bench-log/hot-paths.md).
     sqlx::query_as(
         "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($3, $2), 4326)::geography AS point),
          touched AS (

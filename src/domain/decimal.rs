@@ -70,7 +70,7 @@ impl Visitor<'_> for DecimalVisitor {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for DecimalInput {
+impl<'de> Deserialize<'de> for DecimalInput {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(DecimalVisitor)
     }

@@ -49,7 +49,7 @@ impl Agent {
     /// `first` 1 to 500 (default 100). Only the contributions of the agent's newest 10,000
     /// entries are looked at (`complete` says whether that was all). Batched for a whole page of
     /// agents.
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments, reason = "one per GraphQL argument")]
     #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
     async fn touched(
         &self,

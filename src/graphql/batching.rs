@@ -5,7 +5,7 @@
 //! async-graphql's DataLoader spends on every `load_one` a type-map lookup, a `HashSet` and a
 //! `HashMap` of its own, a oneshot channel and, per batch, a spawned task waiting on a 1 ms
 //! timer; with the ~750 `load_one`s of a 50-agent nested query that was a visible share of the
-//! request (docs/benchmarks.md). Here a batch is one shared future: the first `load_one` of a
+//! request (docs/bench-log/api.md). Here a batch is one shared future: the first `load_one` of a
 //! level creates it, the others join it, and it waits for turns of the executor until a turn adds
 //! no key: the sibling fields of that level, polled meanwhile, add theirs. No timer, no spawned
 //! task. It runs in the
@@ -129,7 +129,7 @@ fn lock<S>(mutex: &Mutex<S>) -> MutexGuard<'_, S> {
     // Nothing a panicking holder left half-done can break a later reader: keys and values only.
     mutex
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn slot_of<K, T>(guard: &mut Option<Box<dyn Any + Send>>) -> &mut Slot<K, T::Value, T::Error>

@@ -1,7 +1,7 @@
 //! Compiled plans for the most common dashboard query: canonical records read by id, plain
 //! fields only. async-graphql validates every request, runs one boxed future per field and
 //! builds a tree of values before anything is written; for `entity(id:) { …28 fields… }` that
-//! was half of the request's time next to the REST twin (docs/benchmarks.md). A document of the
+//! was half of the request's time next to the REST twin (docs/bench-log/api.md). A document of the
 //! shape below is instead run once through async-graphql as usual, then compiled into a plan
 //! that calls the same service function and writes the selected fields of the record straight
 //! into the response, as graphql-jit and Grafast do for their peers.

@@ -13,7 +13,7 @@
 //! Every request (POST, GET and each WebSocket subscription) passes through `LimitedSchema`, which
 //! parses and checks the document before the schema sees it. Parsed documents that passed are
 //! kept in a bounded cache keyed by their text: dashboards send the same few documents over and
-//! over, and parsing one costs more than running a read by id (docs/benchmarks.md). Validation
+//! over, and parsing one costs more than running a read by id (docs/bench-log/api.md). Validation
 //! still runs on every request, as it depends on the variables. This is deliberately not an
 //! async-graphql `Extension`: with any extension registered, async-graphql sends every field of
 //! every response through the extension chain (a third of a read by id's time).
@@ -167,7 +167,11 @@ impl LimitedSchema {
         if !route_reads(document, operation_name) {
             return Ok(());
         }
-        match self.disk.as_ref().map(|disk| disk.ensure_room()) {
+        match self
+            .disk
+            .as_ref()
+            .map(super::super::storage::space::DiskFloor::ensure_room)
+        {
             Some(Err(refused)) => Err(async_graphql::Error::from(refused)
                 .into_server_error(async_graphql::Pos::default())),
             _ => Ok(()),

@@ -3,7 +3,7 @@
 //!
 //! Loaders hand out records behind `Arc`: async-graphql's DataLoader clones a value into its cache
 //! and once more for every resolver that asked for it, and cloning whole records (their JSON
-//! maps included) was a tenth of a nested query's time (docs/benchmarks.md).
+//! maps included) was a tenth of a nested query's time (docs/bench-log/api.md).
 
 use crate::ctx::Ctx;
 use crate::records::agents::Agent;
@@ -174,7 +174,13 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
         let mut pages = HashMap::with_capacity(keys.len());
         let mut shapes: Vec<(Option<crate::domain::EntryStatus>, i64, Option<Uuid>)> =
             keys.iter().map(|k| (k.status, k.limit, k.after)).collect();
-        shapes.sort_by_key(|(status, limit, after)| (status.map(|s| s.as_str()), *limit, *after));
+        shapes.sort_by_key(|(status, limit, after)| {
+            (
+                status.map(super::super::domain::enums::EntryStatus::as_str),
+                *limit,
+                *after,
+            )
+        });
         shapes.dedup();
         for (status, limit, after) in shapes {
             let agents: Vec<Uuid> = keys

@@ -96,7 +96,7 @@ impl PrincipalMutation {
         ctx: &Context<'_>,
         principal_id: Uuid,
         agent_id: Uuid,
-    ) -> Result<crate::records::agents::PrincipalMembership> {
+    ) -> Result<PrincipalMembership> {
         let (state, rctx) = ctx_parts(ctx);
         Ok(principals::grant(state, rctx, principal_id, agent_id).await?)
     }

@@ -1,7 +1,7 @@
 //! The request's DataLoaders, each built the first time a resolver asks for it. A read by id
 //! uses none of them, and building all two dozen for every request (each with its own state
 //! handle, cache and allocation) was a measurable share of a small query's time
-//! (docs/benchmarks.md). Loaders, their caches and what they may show live for one request only.
+//! (docs/bench-log/api.md). Loaders, their caches and what they may show live for one request only.
 
 use super::batching::DataLoader;
 use super::dealing_loaders::*;
@@ -53,8 +53,8 @@ macro_rules! request_loaders {
             fn cell(loaders: &RequestLoaders) -> &OnceLock<Self> {
                 &loaders.$field
             }
-            #[allow(unused_variables)]
             fn build($s: &AppState, $c: &Ctx) -> Self {
+                let _ = ($s, $c); // most loaders need only one of the two
                 $build
             }
         })+

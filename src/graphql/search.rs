@@ -19,7 +19,7 @@ pub struct SearchQuery;
 #[Object]
 impl SearchQuery {
     /// Search canonical records by text, place and radius (same as GET /api/v1/search).
-    #[allow(clippy::too_many_arguments)]
+    #[expect(clippy::too_many_arguments, reason = "one per GraphQL argument")]
     #[graphql(complexity = "super::limits::list_cost(max_results, 10, child_complexity)")]
     async fn search(
         &self,

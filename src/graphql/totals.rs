@@ -167,7 +167,7 @@ impl Loader<(Uuid, Option<EntryStatus>)> for EntryCountsByAgent {
         keys: &[(Uuid, Option<EntryStatus>)],
     ) -> Result<HashMap<(Uuid, Option<EntryStatus>), Count>, LoadError> {
         let mut statuses: Vec<Option<EntryStatus>> = keys.iter().map(|(_, s)| *s).collect();
-        statuses.sort_by_key(|s| s.map(|s| s.as_str()));
+        statuses.sort_by_key(|s| s.map(EntryStatus::as_str));
         statuses.dedup();
         let mut found = HashMap::with_capacity(keys.len());
         for status in statuses {

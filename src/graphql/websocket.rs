@@ -35,11 +35,17 @@ struct Credential(Arc<Mutex<Option<String>>>);
 
 impl Credential {
     fn set(&self, authorization: &str) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(authorization.to_owned());
+        *self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(authorization.to_owned());
     }
 
     fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// False once the credential no longer authenticates; a database that cannot answer right

@@ -54,7 +54,7 @@ pub async fn authenticate(
     let replica_allowed = (reads_only || (is_graphql && parts.method == Method::POST))
         && !ctx.actor.as_ref().is_some_and(|a| a.wrote_recently);
     parts.extensions.insert(ctx);
-    let (response, graphql_mutated) = crate::services::read_route::scoped(
+    let (response, graphql_mutated) = services::read_route::scoped(
         replica_allowed,
         next.run(Request::from_parts(parts, body)),
     )
@@ -65,7 +65,7 @@ pub async fn authenticate(
         !reads_only
     };
     if let Some(agent_id) = writer.filter(|_| wrote && response.status().is_success())
-        && let Err(error) = crate::services::auth::note_write(state, agent_id).await
+        && let Err(error) = services::auth::note_write(state, agent_id).await
     {
         // The write itself succeeded; only read-your-writes is weakened.
         tracing::warn!(

@@ -1,7 +1,7 @@
 //! The one middleware every request passes, REST, GraphQL and MCP alike: counted for `/metrics`,
 //! refused at once when the process is at capacity, given its time limit, and authenticated.
 //! One layer rather than four: each axum middleware layer costs every request a clone of the
-//! inner service and a boxed future (docs/benchmarks.md).
+//! inner service and a boxed future (docs/bench-log/hot-paths.md).
 
 use crate::error::AppError;
 use crate::state::AppState;

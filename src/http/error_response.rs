@@ -38,7 +38,7 @@ impl IntoResponse for AppError {
 
 /// Body of every non-422 error.
 #[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a schema only: utoipa reads the fields")]
 pub struct ErrorBody {
     /// Human-readable message.
     detail: String,
@@ -53,7 +53,7 @@ pub struct ErrorBody {
 
 /// Body of a 422: every problem of the request at once.
 #[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a schema only: utoipa reads the fields")]
 pub struct ValidationErrorBody {
     detail: Vec<crate::error::FieldError>,
 }

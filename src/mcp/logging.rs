@@ -6,7 +6,7 @@
 //! rmcp reads on every request); without it no log notification is sent, so answers stay plain
 //! JSON. With it, a tool call's answer becomes a short event stream: the notifications, then the
 //! result. MCP logging is deprecated by SEP-2577 (and in rmcp); these are its last users here.
-#![allow(deprecated)]
+#![expect(deprecated, reason = "MCP logging (SEP-2577): its last user")]
 
 use rmcp::RoleServer;
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};

@@ -60,8 +60,7 @@ fn tool_error(error: AppError) -> CallToolResult {
 }
 
 impl ServerHandler for McpServer {
-    // `logging` is deprecated by SEP-2577, but clients of 2025 revisions still use it.
-    #[allow(deprecated)]
+    #[expect(deprecated, reason = "SEP-2577 logging: 2025 clients use it")]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -209,7 +208,7 @@ impl ServerHandler for McpServer {
 
     /// Accepted and answered `{}`: a stateless server has no session to keep the level in; the
     /// level travels with each request instead (`logging`).
-    #[allow(deprecated)]
+    #[expect(deprecated, reason = "SEP-2577 logging: clients still send it")]
     async fn set_level(
         &self,
         _request: rmcp::model::SetLevelRequestParams,

@@ -21,7 +21,7 @@ use serde::Deserialize;
 
 /// The multipart alternative: `entry` holds the JSON create object, `attachments` the files.
 #[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[expect(dead_code, reason = "a schema only: utoipa reads the fields")]
 pub struct EntryMultipart {
     /// The JSON-encoded create object.
     entry: String,

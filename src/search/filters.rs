@@ -121,7 +121,7 @@ pub fn dimensions_present(record: &serde_json::Value) -> Vec<String> {
             Some(Value::Array(a)) => !a.is_empty(),
             Some(_) => true,
         })
-        .map(|d| d.to_string())
+        .map(ToString::to_string)
         .collect()
 }
 

@@ -173,7 +173,7 @@ mod tests {
 
     fn spellings(list: &[&[&str]]) -> Vec<Vec<String>> {
         list.iter()
-            .map(|w| w.iter().map(|s| s.to_string()).collect())
+            .map(|w| w.iter().map(ToString::to_string).collect())
             .collect()
     }
 

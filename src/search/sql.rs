@@ -588,7 +588,7 @@ pub async fn corrected_text_query<'c>(
 ) -> Result<Option<TextQuery>, sqlx::Error> {
     let words = super::spelling::lookup(executor, &req.query).await?;
     let spellings: Vec<Vec<String>> = words.into_iter().map(|w| w.spellings).collect();
-    Ok(super::spelling::corrected_query(&spellings, need).map(TextQuery::Corrected))
+    Ok(corrected_query(&spellings, need).map(TextQuery::Corrected))
 }
 
 /// Quotes (phrases) and `-word` (exclusion) are websearch operators a corrected query cannot

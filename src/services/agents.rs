@@ -68,6 +68,7 @@ fn validated(input: AgentCreate, loc: &[&str]) -> AppResult<NewAgent> {
     })
 }
 
+#[tracing::instrument(name = "agents::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -94,6 +95,7 @@ async fn join_principal(tx: &mut sqlx::PgConnection, agent: &Agent) -> AppResult
 }
 
 /// Creates the agent and its first key in one transaction: no agent without a usable key.
+#[tracing::instrument(name = "agents::register", level = "debug", skip_all)]
 pub async fn register(
     state: &AppState,
     ctx: &Ctx,
@@ -117,17 +119,20 @@ pub async fn register(
     })
 }
 
+#[tracing::instrument(name = "agents::get", level = "debug", skip_all, fields(id = %id))]
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Agent> {
     crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("agent"))
 }
 
+#[tracing::instrument(name = "agents::me", level = "debug", skip_all)]
 pub async fn me(state: &AppState, ctx: &Ctx) -> AppResult<Agent> {
     let actor = ctx.require_actor()?;
     get(state, actor.agent_id).await
 }
 
 /// Agents, newest first, as the GraphQL graph navigates them (every field is public via GET by id).
+#[tracing::instrument(name = "agents::list", level = "debug", skip_all)]
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>> {
     Ok(Page::from_rows(
         db::list(crate::services::read_route::reads(state), &params).await?,
@@ -136,6 +141,7 @@ pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>
 }
 
 /// The REST list: public metadata only (no free-form metadata, no certificate totals).
+#[tracing::instrument(name = "agents::list_public", level = "debug", skip_all)]
 pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Vec<AgentPublic>> {
     Ok(list(state, params)
         .await?
@@ -145,6 +151,10 @@ pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Vec<
         .collect())
 }
 
+#[tracing::instrument(
+    name = "agents::list_by_principal", level = "debug", skip_all,
+    fields(principal_id = %principal_id)
+)]
 pub async fn list_by_principal(
     state: &AppState,
     principal_id: Uuid,
@@ -163,6 +173,7 @@ pub async fn list_by_principal(
 
 /// Operator action (CLI `admin set-agent-status`): a disabled agent's keys and tokens stop working
 /// on the very next request, because every authentication reads the agent's current status.
+#[tracing::instrument(name = "agents::set_status", level = "debug", skip_all, fields(id = %id))]
 pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppResult<Agent> {
     db::set_status(&state.pool, id, status)
         .await?
@@ -170,6 +181,10 @@ pub async fn set_status(state: &AppState, id: Uuid, status: AgentStatus) -> AppR
 }
 
 /// Batch read for loaders: one query for many ids.
+#[tracing::instrument(
+    name = "agents::get_many", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Agent>> {
     Ok(crate::services::read_route::read_many!(
         state,

@@ -13,11 +13,13 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 /// The caller's newest `params.limit` keys.
+#[tracing::instrument(name = "api_keys::list_mine", level = "debug", skip_all)]
 pub async fn list_mine(state: &AppState, ctx: &Ctx, params: ListParams) -> AppResult<Vec<ApiKey>> {
     let actor = ctx.require_actor()?;
     Ok(db::list_for_agent(&state.pool, actor.agent_id, params.limit).await?)
 }
 
+#[tracing::instrument(name = "api_keys::create_mine", level = "debug", skip_all)]
 pub async fn create_mine(
     state: &AppState,
     ctx: &Ctx,
@@ -69,6 +71,10 @@ pub async fn create_mine(
 }
 
 /// Revokes one of the caller's keys. Another agent's key answers 404, exactly like a missing one.
+#[tracing::instrument(
+    name = "api_keys::revoke_mine", level = "debug", skip_all,
+    fields(key_id = %key_id)
+)]
 pub async fn revoke_mine(state: &AppState, ctx: &Ctx, key_id: Uuid) -> AppResult<()> {
     let actor = ctx.require_actor()?;
     if db::revoke(&state.pool, actor.agent_id, key_id).await? {
@@ -103,6 +109,7 @@ pub(crate) async fn insert_key(
 }
 
 /// Operator access (CLI `admin create-key`): a new `api_agent` holding a key with the admin scope.
+#[tracing::instrument(name = "api_keys::issue_operator_key", level = "debug", skip_all)]
 pub async fn issue_operator_key(
     state: &AppState,
     display_name: &str,

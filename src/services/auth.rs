@@ -9,6 +9,7 @@ use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use chrono::{Duration, Utc};
 
+#[tracing::instrument(name = "auth::authenticate", level = "debug", skip_all)]
 pub async fn authenticate(state: &AppState, credential: &str) -> AppResult<Actor> {
     if jwt::looks_like_jwt(credential) {
         let claims = state.jwt.verify(credential).ok_or(AppError::Unauthorized)?;
@@ -54,6 +55,10 @@ fn wrote_recently(state: &AppState, credential: &Credential) -> bool {
 
 /// Remembers that the agent has just written, so its next reads, whichever process answers
 /// them, go to the primary (only needed, and only done, when read replicas are configured).
+#[tracing::instrument(
+    name = "auth::note_write", level = "debug", skip_all,
+    fields(agent_id = %agent_id)
+)]
 pub async fn note_write(state: &AppState, agent_id: uuid::Uuid) -> AppResult<()> {
     if state.replicas.is_empty() {
         return Ok(());

@@ -34,12 +34,14 @@ pub const EDGE_LIMIT: i64 = 100;
 
 /// The record of kind `K` an id names; a merged record's id answers with the record it was merged
 /// into (compare the returned id with the asked one).
+#[tracing::instrument(name = "canonical::record", level = "debug", skip_all, fields(kind = K::NOUN, id = %id))]
 pub async fn record<K: CanonicalRow>(state: &AppState, id: Uuid) -> AppResult<K> {
     read_route::read_one!(state, |pool| canonical::get_following_merges::<K>(pool, id))?
         .ok_or(AppError::NotFound(K::NOUN))
 }
 
 /// Records of kind `K`, newest first, optionally by status (`loc` locates a bad status).
+#[tracing::instrument(name = "canonical::list", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn list<K: CanonicalRow>(
     state: &AppState,
     status: Option<&str>,
@@ -54,6 +56,10 @@ pub async fn list<K: CanonicalRow>(
 }
 
 /// Records of kind `K` by id, in no particular order (the loaders' shape).
+#[tracing::instrument(
+    name = "canonical::by_ids", level = "debug", skip_all,
+    fields(kind = K::NOUN, count = ids.len())
+)]
 pub async fn by_ids<K: CanonicalRow>(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<K>> {
     Ok(read_route::read_many!(
         state,
@@ -63,6 +69,10 @@ pub async fn by_ids<K: CanonicalRow>(state: &AppState, ids: &[Uuid]) -> AppResul
     )?)
 }
 
+#[tracing::instrument(
+    name = "canonical::listings_of_provider", level = "debug", skip_all,
+    fields(entity_id = %entity_id)
+)]
 pub async fn listings_of_provider(
     state: &AppState,
     entity_id: Uuid,
@@ -74,6 +84,7 @@ pub async fn listings_of_provider(
     ))
 }
 
+#[tracing::instrument(name = "canonical::contributions", level = "debug", skip_all)]
 pub async fn contributions(
     state: &AppState,
     filter: ContributionFilter,
@@ -85,6 +96,10 @@ pub async fn contributions(
     ))
 }
 
+#[tracing::instrument(
+    name = "canonical::contributions_to", level = "debug", skip_all,
+    fields(count = targets.len())
+)]
 pub async fn contributions_to(
     state: &AppState,
     targets: &[Uuid],
@@ -92,6 +107,10 @@ pub async fn contributions_to(
     Ok(contributions::for_targets(read_route::reads(state), targets, EDGE_LIMIT).await?)
 }
 
+#[tracing::instrument(
+    name = "canonical::contributions_from", level = "debug", skip_all,
+    fields(count = entries.len())
+)]
 pub async fn contributions_from(
     state: &AppState,
     entries: &[Uuid],
@@ -108,6 +127,10 @@ pub struct RecordWithProvenance {
     pub contributions: Vec<LinkContribution>,
 }
 
+#[tracing::instrument(
+    name = "canonical::with_provenance", level = "debug", skip_all,
+    fields(table = ?table, id = %id)
+)]
 pub async fn with_provenance(
     state: &AppState,
     table: CanonicalTable,

@@ -58,6 +58,7 @@ fn validate(input: &CommittedTrustCertificateCreate, v: &mut Violations) {
 
 /// Appends a certificate for a signature the caller made. A signature the caller cannot see is
 /// answered like a missing one (422); one made by another agent is refused with 403.
+#[tracing::instrument(name = "certificates::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -120,6 +121,7 @@ fn hash_of(certificate: &CommittedTrustCertificate) -> AppResult<String> {
     ledger::entry_hash(&json).map_err(|e| AppError::internal(anyhow::anyhow!(e)))
 }
 
+#[tracing::instrument(name = "certificates::get", level = "debug", skip_all, fields(id = %id))]
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<CommittedTrustCertificate> {
     crate::services::read_route::read_many!(state, &[id], |c| c.id, |pool, ids| db::get_many(
         pool, ids
@@ -128,6 +130,10 @@ pub async fn get(state: &AppState, id: Uuid) -> AppResult<CommittedTrustCertific
     .ok_or(AppError::NotFound("committed trust certificate"))
 }
 
+#[tracing::instrument(
+    name = "certificates::by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CommittedTrustCertificate>> {
     Ok(crate::services::read_route::read_many!(
         state,
@@ -137,6 +143,7 @@ pub async fn by_ids(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<CommittedTr
     )?)
 }
 
+#[tracing::instrument(name = "certificates::list", level = "debug", skip_all)]
 pub async fn list(
     state: &AppState,
     filter: CertificateFilter,
@@ -159,6 +166,10 @@ pub async fn list(
 }
 
 /// The newest certificates of each signature or agent (loader batch), at most `EDGE_LIMIT` each.
+#[tracing::instrument(
+    name = "certificates::for_keys", level = "debug", skip_all,
+    fields(by = ?by, count = keys.len())
+)]
 pub async fn for_keys(
     state: &AppState,
     by: CertificateKey,
@@ -173,6 +184,7 @@ pub async fn for_keys(
     .await?)
 }
 
+#[tracing::instrument(name = "certificates::head", level = "debug", skip_all)]
 pub async fn head(state: &AppState) -> AppResult<LedgerHead> {
     Ok(head_of(db::head(&state.pool).await?))
 }
@@ -196,6 +208,10 @@ fn head_of(certificate: Option<CommittedTrustCertificate>) -> LedgerHead {
 
 /// The certificate and its successors (at most `limit`), with the head read before them, so the
 /// chain always reaches a head that existed when the proof was made.
+#[tracing::instrument(
+    name = "certificates::proof", level = "debug", skip_all,
+    fields(id = %id, ?limit)
+)]
 pub async fn proof(
     state: &AppState,
     id: Uuid,

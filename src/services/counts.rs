@@ -22,6 +22,7 @@ use uuid::Uuid;
 pub type Count = Option<i64>;
 
 /// Records of one canonical table, optionally by status, up to the cap.
+#[tracing::instrument(name = "counts::canonical", level = "debug", skip_all, fields(table = ?table))]
 pub async fn canonical(
     state: &AppState,
     table: CanonicalTable,
@@ -34,6 +35,10 @@ pub async fn canonical(
 }
 
 /// The listings each entity provides, for many entities at once (`Entity.listings`).
+#[tracing::instrument(
+    name = "counts::listings_of_providers", level = "debug", skip_all,
+    fields(count = entities.len())
+)]
 pub async fn listings_of_providers(
     state: &AppState,
     entities: &[Uuid],
@@ -44,6 +49,7 @@ pub async fn listings_of_providers(
 }
 
 /// Records inside an area, with the area's own checks (`services::within`).
+#[tracing::instrument(name = "counts::within", level = "debug", skip_all, fields(table = ?table))]
 pub async fn within(
     state: &AppState,
     table: CanonicalTable,
@@ -56,6 +62,7 @@ pub async fn within(
     Ok(db::within_cap(n))
 }
 
+#[tracing::instrument(name = "counts::entries", level = "debug", skip_all, fields(agent = ?agent))]
 pub async fn entries(
     state: &AppState,
     status: Option<EntryStatus>,
@@ -66,6 +73,10 @@ pub async fn entries(
 }
 
 /// Each agent's entries, for many agents at once (`Agent.entries`).
+#[tracing::instrument(
+    name = "counts::entries_of_agents", level = "debug", skip_all,
+    fields(count = agents.len())
+)]
 pub async fn entries_of_agents(
     state: &AppState,
     agents: &[Uuid],
@@ -75,12 +86,17 @@ pub async fn entries_of_agents(
     Ok(capped(counts))
 }
 
+#[tracing::instrument(name = "counts::agents", level = "debug", skip_all)]
 pub async fn agents(state: &AppState) -> AppResult<Count> {
     let n = db::agents::count(read_route::reads(state)).await?;
     Ok(db::within_cap(n))
 }
 
 /// Each principal's agents, for many principals at once (`Principal.agents`).
+#[tracing::instrument(
+    name = "counts::agents_of_principals", level = "debug", skip_all,
+    fields(count = principals.len())
+)]
 pub async fn agents_of_principals(
     state: &AppState,
     principals: &[Uuid],
@@ -90,6 +106,7 @@ pub async fn agents_of_principals(
 }
 
 /// The caller's messages, as `services::messages::list` selects them.
+#[tracing::instrument(name = "counts::messages", level = "debug", skip_all)]
 pub async fn messages(
     state: &AppState,
     ctx: &Ctx,
@@ -101,12 +118,14 @@ pub async fn messages(
 }
 
 /// Link contributions (`linkContributions`), by target and/or entry.
+#[tracing::instrument(name = "counts::contributions", level = "debug", skip_all)]
 pub async fn contributions(state: &AppState, filter: &ContributionFilter) -> AppResult<Count> {
     let n = db::contributions::count(read_route::reads(state), filter).await?;
     Ok(db::within_cap(n))
 }
 
 /// The notes the caller may see (`notes`): hidden notes are not counted either.
+#[tracing::instrument(name = "counts::notes", level = "debug", skip_all)]
 pub async fn notes(state: &AppState, ctx: &Ctx, filter: &NoteFilter) -> AppResult<Count> {
     let viewer = super::notes::viewer(ctx);
     let n = db::notes::count(read_route::reads(state), viewer, filter).await?;
@@ -114,11 +133,13 @@ pub async fn notes(state: &AppState, ctx: &Ctx, filter: &NoteFilter) -> AppResul
 }
 
 /// Signals (`signals`).
+#[tracing::instrument(name = "counts::signals", level = "debug", skip_all)]
 pub async fn signals(state: &AppState, filter: &SignalFilter) -> AppResult<Count> {
     let n = db::signals::count(read_route::reads(state), filter).await?;
     Ok(db::within_cap(n))
 }
 
+#[tracing::instrument(name = "counts::review_queue", level = "debug", skip_all)]
 pub async fn review_queue(state: &AppState) -> AppResult<Count> {
     let n = db::review::count_waiting(read_route::reads(state)).await?;
     Ok(db::within_cap(n))

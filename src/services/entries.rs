@@ -229,6 +229,7 @@ fn store_uploads(data_dir: &std::path::Path, uploads: Vec<Upload>) -> AppResult<
 
 /// Publishes one entry. The 201 is sent only after the commit; a repeated idempotency key answers
 /// 409 carrying the existing entry's id, also when identical requests race.
+#[tracing::instrument(name = "entries::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -276,11 +277,16 @@ pub async fn create(
     }
 }
 
+#[tracing::instrument(name = "entries::get", level = "debug", skip_all, fields(id = %id))]
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<SpaceTimeEntry> {
     crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("space-time entry"))
 }
 
+#[tracing::instrument(
+    name = "entries::get_many", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<SpaceTimeEntry>> {
     Ok(crate::services::read_route::read_many!(
         state,
@@ -290,6 +296,10 @@ pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<SpaceTime
     )?)
 }
 
+#[tracing::instrument(
+    name = "entries::list", level = "debug", skip_all,
+    fields(agent_id = ?agent_id)
+)]
 pub async fn list(
     state: &AppState,
     status: Option<EntryStatus>,
@@ -310,6 +320,12 @@ pub async fn list(
 
 /// A stored attachment opened for streaming, with its media type and size: downloads never hold
 /// a whole file in memory.
+#[tracing::instrument(
+    name = "entries::attachment",
+    level = "debug",
+    skip_all,
+    fields(%sha256)
+)]
 pub async fn attachment(
     state: &AppState,
     sha256: &str,
@@ -339,6 +355,10 @@ pub struct EntryWithContributions {
     pub contributions: Vec<crate::records::canonical::LinkContribution>,
 }
 
+#[tracing::instrument(
+    name = "entries::with_contributions", level = "debug", skip_all,
+    fields(id = %id)
+)]
 pub async fn with_contributions(state: &AppState, id: Uuid) -> AppResult<EntryWithContributions> {
     let entry = get(state, id).await?;
     let contributions = super::canonical::contributions_from(state, &[id]).await?;
@@ -349,6 +369,10 @@ pub async fn with_contributions(state: &AppState, id: Uuid) -> AppResult<EntryWi
 }
 
 /// One page of entries per agent, for many agents at once (the GraphQL `Agent.entries` edge).
+#[tracing::instrument(
+    name = "entries::list_for_agents", level = "debug", skip_all,
+    fields(count = agents.len())
+)]
 pub async fn list_for_agents(
     state: &AppState,
     agents: &[Uuid],

@@ -16,6 +16,12 @@ use uuid::Uuid;
 
 /// `entry_type` is the rubric asked for (a path parameter in REST); the draft's own `entry_type`
 /// must name the same type. `loc` roots field errors (`["body"]` in REST, `["draft"]` elsewhere).
+#[tracing::instrument(
+    name = "evaluation::evaluate_draft",
+    level = "debug",
+    skip_all,
+    fields(%entry_type)
+)]
 pub async fn evaluate_draft(
     state: &AppState,
     entry_type: &str,

@@ -13,6 +13,7 @@ pub fn health() -> BTreeMap<String, String> {
 }
 
 /// Ready when the database answers and no embedded migration is pending.
+#[tracing::instrument(name = "health::ready", level = "debug", skip_all)]
 pub async fn ready(state: &AppState) -> AppResult<BTreeMap<String, String>> {
     match crate::db::pending_migrations(&state.pool).await {
         Ok(0) => {

@@ -33,6 +33,7 @@ use uuid::Uuid;
 pub const MAX_REPLAYED_CHANGES: i64 = 2_000;
 
 /// The entity as it stood at `as_of`; `None` when it did not exist yet (or does not exist).
+#[tracing::instrument(name = "history::entity_as_of", level = "debug", skip_all, fields(id = %id))]
 pub async fn entity_as_of(
     state: &AppState,
     id: Uuid,

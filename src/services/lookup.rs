@@ -39,6 +39,7 @@ impl RecordKind {
 }
 
 /// The kind of record `id` names, if any. Whether the caller may see it is the getter's rule.
+#[tracing::instrument(name = "lookup::kind_of", level = "debug", skip_all, fields(id = %id))]
 pub async fn kind_of(state: &AppState, id: Uuid) -> AppResult<Option<RecordKind>> {
     let table = db::lookup::table_of(crate::services::read_route::reads(state), id).await?;
     Ok(table.as_deref().and_then(RecordKind::of_table))

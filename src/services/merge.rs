@@ -77,6 +77,10 @@ fn typed<R: Mergeable>(record: CanonicalRecord) -> AppResult<R> {
 /// Merges `merged_id` into `survivor_id` (admin scope) and returns the survivor. `merged_at` is
 /// where the caller gave `merged_id` (`["body", "merged_id"]`, `["mergedId"]`, …): a refusal of
 /// it is located there. An unknown survivor is not found.
+#[tracing::instrument(
+    name = "merge::merge", level = "debug", skip_all,
+    fields(survivor_id = %survivor_id, merged_id = %merged_id)
+)]
 pub async fn merge<R: Mergeable>(
     state: &AppState,
     ctx: &Ctx,
@@ -89,6 +93,10 @@ pub async fn merge<R: Mergeable>(
 
 /// Undoes the merge that made `merged_id` a redirect (admin scope): both records are rebuilt from
 /// their own contributions, the redirect's status restored. Returns the restored record.
+#[tracing::instrument(
+    name = "merge::undo", level = "debug", skip_all,
+    fields(merged_id = %merged_id)
+)]
 pub async fn undo<R: Mergeable>(state: &AppState, ctx: &Ctx, merged_id: Uuid) -> AppResult<R> {
     typed(undo_merge(state, ctx, R::TABLE, merged_id).await?)
 }
@@ -170,7 +178,7 @@ async fn rebuild(
         }
         CanonicalTable::Listings => rebuild_offer::<Listing>(conn, id, status, steps).await?,
         CanonicalTable::Requests => {
-            rebuild_offer::<CanonicalRequest>(conn, id, status, steps).await?
+            rebuild_offer::<CanonicalRequest>(conn, id, status, steps).await?;
         }
     }
     crate::services::ranker::rank_many(conn, table, &[id], crate::services::ranker::Freshness::Now)

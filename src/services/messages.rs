@@ -89,6 +89,7 @@ async fn check_quota(state: &AppState, sender: Uuid) -> AppResult<()> {
     Ok(())
 }
 
+#[tracing::instrument(name = "messages::send", level = "debug", skip_all)]
 pub async fn send(
     state: &AppState,
     ctx: &Ctx,
@@ -144,6 +145,7 @@ pub async fn send(
 }
 
 /// A message the caller sent or received; anyone else gets 404, as for a message that does not exist.
+#[tracing::instrument(name = "messages::get", level = "debug", skip_all, fields(id = %id))]
 pub async fn get(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Message> {
     let viewer = ctx.require_actor()?.agent_id;
     crate::services::read_route::read_many!(state, &[id], |m| m.id, |pool, ids| {
@@ -154,6 +156,10 @@ pub async fn get(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Message> {
 }
 
 /// Messages the caller sent or received among `ids` (loader batch); others are left out.
+#[tracing::instrument(
+    name = "messages::visible_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn visible_by_ids(state: &AppState, ctx: &Ctx, ids: &[Uuid]) -> AppResult<Vec<Message>> {
     match &ctx.actor {
         Some(actor) => Ok(crate::services::read_route::read_many!(
@@ -196,6 +202,7 @@ pub(crate) fn filter(ctx: &Ctx, selection: MessageSelection) -> AppResult<Messag
 }
 
 /// The caller's messages, newest first.
+#[tracing::instrument(name = "messages::list", level = "debug", skip_all)]
 pub async fn list(
     state: &AppState,
     ctx: &Ctx,
@@ -210,6 +217,7 @@ pub async fn list(
 }
 
 /// Sets `read_at_tstamp_utc` once; only the recipient may (404 for anyone else).
+#[tracing::instrument(name = "messages::mark_read", level = "debug", skip_all, fields(id = %id))]
 pub async fn mark_read(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Message> {
     let recipient = ctx.require_actor()?.agent_id;
     db::mark_read(&state.pool, id, recipient)
@@ -218,6 +226,7 @@ pub async fn mark_read(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Messa
 }
 
 /// Unread received messages of the caller, counted up to `UNREAD_COUNT_CAP`.
+#[tracing::instrument(name = "messages::unread_count", level = "debug", skip_all)]
 pub async fn unread_count(state: &AppState, ctx: &Ctx) -> AppResult<i64> {
     let agent = ctx.require_actor()?.agent_id;
     Ok(db::unread_count(

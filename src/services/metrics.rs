@@ -8,6 +8,7 @@ use crate::telemetry;
 /// the backlog.
 const BACKLOG_COUNT_CAP: i64 = 1_000_000;
 
+#[tracing::instrument(name = "metrics::render", level = "debug", skip_all)]
 pub async fn render(state: &AppState) -> String {
     let handle = telemetry::handle();
     let primary = state.pool.options().get_max_connections() as usize;

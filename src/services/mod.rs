@@ -1,5 +1,12 @@
 //! Every operation of the service, once. REST handlers and GraphQL resolvers are thin adapters
 //! over these functions, so the two transports cannot disagree.
+//!
+//! Each public operation opens a `tracing` span named `module::function` with the ids and kinds it
+//! acts on (`skip_all`: never a key, token, password or body). They are debug spans: at the
+//! default `info` every line of a request already carries the request span's id (`app.rs`), and
+//! an enabled span per call would add its cost to every read by id, the service's hottest path;
+//! `RUST_LOG=info,spacetime_records::services=debug` shows them. The transformer's drains run
+//! outside any request, so theirs are info spans.
 pub mod agents;
 pub mod api_keys;
 pub mod auth;

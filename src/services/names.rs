@@ -19,6 +19,10 @@ pub struct NamedRecord {
 
 /// Up to `MAX_MATCHES` records of `table` (all three tables when None) whose name starts with
 /// `text`, by name, and whether there were more.
+#[tracing::instrument(
+    name = "names::by_name_prefix", level = "debug", skip_all,
+    fields(table = ?table)
+)]
 pub async fn by_name_prefix(
     state: &AppState,
     table: Option<CanonicalTable>,

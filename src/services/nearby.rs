@@ -48,6 +48,7 @@ fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
 }
 
 /// Records of kind `K` near the point, nearest first.
+#[tracing::instrument(name = "nearby::page", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn page<K: CanonicalRow>(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<K>>> {
     let (query, params) = query(args)?;
     let rows = db::nearby::records(

@@ -76,6 +76,7 @@ pub fn check_author(ctx: &Ctx, claimed: Option<Uuid>, v: &mut Violations) -> Opt
     actual
 }
 
+#[tracing::instrument(name = "notes::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -157,6 +158,7 @@ pub(crate) fn viewer(ctx: &Ctx) -> Viewer {
 
 /// Notes the caller may see: public ones for everyone, internal ones for authenticated agents,
 /// principal_only ones for agents of the author's principal.
+#[tracing::instrument(name = "notes::list", level = "debug", skip_all)]
 pub async fn list(
     state: &AppState,
     ctx: &Ctx,
@@ -175,6 +177,10 @@ pub async fn list(
     ))
 }
 
+#[tracing::instrument(
+    name = "notes::for_targets", level = "debug", skip_all,
+    fields(count = targets.len())
+)]
 pub async fn for_targets(state: &AppState, ctx: &Ctx, targets: &[Uuid]) -> AppResult<Vec<Note>> {
     Ok(db::for_targets(
         crate::services::read_route::reads(state),

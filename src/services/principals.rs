@@ -13,6 +13,7 @@ use uuid::Uuid;
 /// Creates a principal. With a bearer, the caller becomes its first, granted member (and the
 /// principal of an agent that had none); anonymously created principals are owned by the first
 /// agent that names one.
+#[tracing::instrument(name = "principals::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -51,6 +52,10 @@ pub async fn create(
 }
 
 /// A granted member of `principal` grants `agent`'s pending membership.
+#[tracing::instrument(
+    name = "principals::grant", level = "debug", skip_all,
+    fields(principal = %principal, agent = %agent)
+)]
 pub async fn grant(
     state: &AppState,
     ctx: &Ctx,
@@ -72,6 +77,10 @@ pub async fn grant(
 }
 
 /// A principal's memberships (granted and pending), for its granted members only.
+#[tracing::instrument(
+    name = "principals::memberships", level = "debug", skip_all,
+    fields(principal = %principal)
+)]
 pub async fn memberships(
     state: &AppState,
     ctx: &Ctx,
@@ -91,11 +100,13 @@ pub async fn memberships(
     ))
 }
 
+#[tracing::instrument(name = "principals::get", level = "debug", skip_all, fields(id = %id))]
 pub async fn get(state: &AppState, id: Uuid) -> AppResult<Principal> {
     crate::services::read_route::read_one!(state, |pool| db::get(pool, id))?
         .ok_or(AppError::NotFound("principal"))
 }
 
+#[tracing::instrument(name = "principals::list", level = "debug", skip_all)]
 pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Principal>> {
     Ok(Page::from_rows(
         db::list(crate::services::read_route::reads(state), &params).await?,
@@ -104,6 +115,10 @@ pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Princi
 }
 
 /// Batch read for loaders: one query for many ids.
+#[tracing::instrument(
+    name = "principals::get_many", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn get_many(state: &AppState, ids: &[Uuid]) -> AppResult<Vec<Principal>> {
     Ok(crate::services::read_route::read_many!(
         state,

@@ -35,6 +35,7 @@ pub fn status_filter(status: Option<&str>, loc: &[&str]) -> AppResult<Option<Str
 }
 
 /// Field proposals, newest first, by status, proposing agent and record.
+#[tracing::instrument(name = "proposals::list", level = "debug", skip_all)]
 pub async fn list(
     state: &AppState,
     filter: ProposalFilter,
@@ -46,6 +47,7 @@ pub async fn list(
 }
 
 /// The calling agent's own proposals (bearer required).
+#[tracing::instrument(name = "proposals::mine", level = "debug", skip_all)]
 pub async fn mine(
     state: &AppState,
     ctx: &Ctx,
@@ -94,6 +96,7 @@ async fn decided_meanwhile(conn: &mut PgConnection, id: Uuid) -> AppError {
 
 /// Dismisses an open proposal (admin scope): the record keeps its value. A proposal no longer
 /// open is a conflict (409), so of two operators at once exactly one decides.
+#[tracing::instrument(name = "proposals::dismiss", level = "debug", skip_all, fields(id = %id))]
 pub async fn dismiss(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<FieldProposal> {
     let operator = ctx.require_scope(scopes::ADMIN)?.agent_id;
     let mut tx = state.pool.begin().await?;
@@ -112,6 +115,7 @@ pub async fn dismiss(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<FieldPr
 /// who decided it (`metadata.field_proposal`, `decided_by_agent_id`, `decided_at_tstamp_utc`), so
 /// provenance and replays show it. A proposal no longer open is a conflict (409); so is one whose
 /// record changed that field since (it becomes `superseded`).
+#[tracing::instrument(name = "proposals::accept", level = "debug", skip_all, fields(id = %id))]
 pub async fn accept(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<FieldProposal> {
     let operator = ctx.require_scope(scopes::ADMIN)?.agent_id;
     let mut tx = state.pool.begin().await?;

@@ -19,6 +19,10 @@ use uuid::Uuid;
 pub const MAX_CONTRIBUTIONS: i64 = 500;
 
 /// The field sources of many records of one table, by record id (one statement).
+#[tracing::instrument(
+    name = "provenance::field_sources", level = "debug", skip_all,
+    fields(table = ?table, count = ids.len())
+)]
 pub async fn field_sources(
     state: &AppState,
     table: CanonicalTable,
@@ -56,6 +60,10 @@ fn sources_of(evidence: &Value) -> Vec<FieldSource> {
 }
 
 /// A record's provenance: 404 when the record does not exist.
+#[tracing::instrument(
+    name = "provenance::of_record", level = "debug", skip_all,
+    fields(table = ?table, id = %id)
+)]
 pub async fn of_record(
     state: &AppState,
     table: CanonicalTable,
@@ -123,6 +131,10 @@ pub async fn of_record(
 
 /// Each agent's influence over its newest `db::COUNT_CAP` entries (zero counts for an agent without
 /// contributions), in one statement.
+#[tracing::instrument(
+    name = "provenance::influence", level = "debug", skip_all,
+    fields(count = agent_ids.len())
+)]
 pub async fn influence(
     state: &AppState,
     agent_ids: &[Uuid],

@@ -259,6 +259,7 @@ pub async fn rank(
 }
 
 /// POST /api/v1/ranker/run/entity/{id} (admin).
+#[tracing::instrument(name = "ranker::run_entity", level = "debug", skip_all, fields(id = %id))]
 pub async fn run_entity(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<RankerResult> {
     ctx.require_scope(scopes::ADMIN)?;
     let mut tx = state.pool.begin().await?;
@@ -273,6 +274,7 @@ pub async fn run_entity(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Rank
 }
 
 /// POST /api/v1/ranker/run-all (admin): every entity, a page per transaction.
+#[tracing::instrument(name = "ranker::run_all", level = "debug", skip_all)]
 pub async fn run_all(state: &AppState, ctx: &Ctx) -> AppResult<Vec<RankerResult>> {
     ctx.require_scope(scopes::ADMIN)?;
     let mut results = Vec::new();
@@ -305,7 +307,7 @@ pub enum Freshness {
 /// The service's reputation of each agent, earned from its track record (docs/ranking.md); what
 /// an agent declares about itself (`score_reputation`, `score_trust`) is stored, never used here.
 pub(crate) async fn reputations(
-    conn: &mut sqlx::PgConnection,
+    conn: &mut PgConnection,
     agents: &[Uuid],
     freshness: Freshness,
 ) -> AppResult<HashMap<Uuid, f64>> {

@@ -8,6 +8,12 @@ use crate::state::AppState;
 const WINDOW_SECS: i64 = 60;
 
 /// Authenticated callers are accountable through their key; anonymous ones are limited per address.
+#[tracing::instrument(
+    name = "rate_limit::anonymous_write",
+    level = "debug",
+    skip_all,
+    fields(%action)
+)]
 pub async fn anonymous_write(state: &AppState, ctx: &Ctx, action: &str) -> AppResult<()> {
     let max = state.config.anon_writes_per_minute;
     per_address(state, ctx, &format!("anon:{action}"), WINDOW_SECS, max).await
@@ -17,6 +23,7 @@ const REGISTRATION_WINDOW_SECS: i64 = 3600;
 
 /// New agents and principals per client address and hour (anonymous callers; a caller with a key
 /// is accountable through it).
+#[tracing::instrument(name = "rate_limit::registration", level = "debug", skip_all)]
 pub async fn registration(state: &AppState, ctx: &Ctx) -> AppResult<()> {
     let max = state.config.registrations_per_hour;
     per_address(state, ctx, "register", REGISTRATION_WINDOW_SECS, max).await

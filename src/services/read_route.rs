@@ -252,6 +252,7 @@ impl Replicas {
 }
 
 /// Measures every replica once and updates the rotation.
+#[tracing::instrument(name = "read_route::check", level = "debug", skip_all)]
 pub async fn check(state: &AppState) {
     let replicas = &state.replicas;
     for replica in &replicas.members {

@@ -42,6 +42,10 @@ pub struct RekeyBatch {
 }
 
 /// Re-keys the next `batch_size` records of `table` after `after` (from the start when `None`).
+#[tracing::instrument(
+    name = "rekey::rekey_batch", level = "debug", skip_all,
+    fields(table = ?table, after = ?after)
+)]
 pub async fn rekey_batch(
     state: &AppState,
     table: CanonicalTable,

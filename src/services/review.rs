@@ -77,6 +77,7 @@ fn item(waiting: db::review::Waiting) -> ReviewItem {
 }
 
 /// Entries waiting for review, newest first.
+#[tracing::instrument(name = "review::queue", level = "debug", skip_all)]
 pub async fn queue(state: &AppState, params: ListParams) -> AppResult<Page<ReviewItem>> {
     let rows = db::review::waiting(crate::services::read_route::reads(state), &params).await?;
     Ok(Page::from_rows(
@@ -86,6 +87,10 @@ pub async fn queue(state: &AppState, params: ListParams) -> AppResult<Page<Revie
 }
 
 /// Resolves one entry; `root` is where the input lives (`["body"]`, `["input"]`).
+#[tracing::instrument(
+    name = "review::resolve", level = "debug", skip_all,
+    fields(entry_id = %entry_id)
+)]
 pub async fn resolve(
     state: &AppState,
     ctx: &Ctx,
@@ -120,6 +125,10 @@ pub async fn resolve(
 
 /// Dismisses a reported duplicate pair (admin scope): the records stay apart. A pair no longer
 /// open (dismissed, or confirmed by a merge) is a conflict.
+#[tracing::instrument(
+    name = "review::dismiss_duplicate", level = "debug", skip_all,
+    fields(id = %id)
+)]
 pub async fn dismiss_duplicate(
     state: &AppState,
     ctx: &Ctx,

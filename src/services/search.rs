@@ -37,6 +37,7 @@ pub struct SearchResponse {
     pub results: Vec<SearchResult>,
 }
 
+#[tracing::instrument(name = "search::search", level = "debug", skip_all)]
 pub async fn search(
     state: &AppState,
     input: SearchInput,

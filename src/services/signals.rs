@@ -47,6 +47,7 @@ fn canonical_table(schema: &str, table: &str) -> Option<CanonicalTable> {
         .flatten()
 }
 
+#[tracing::instrument(name = "signals::create", level = "debug", skip_all)]
 pub async fn create(
     state: &AppState,
     ctx: &Ctx,
@@ -117,6 +118,7 @@ pub async fn create(
     Ok(signal)
 }
 
+#[tracing::instrument(name = "signals::list", level = "debug", skip_all)]
 pub async fn list(
     state: &AppState,
     filter: SignalFilter,
@@ -129,6 +131,10 @@ pub async fn list(
 }
 
 /// The review queue of reported duplicates (optionally those involving one record).
+#[tracing::instrument(
+    name = "signals::duplicate_candidates", level = "debug", skip_all,
+    fields(record_id = ?record_id)
+)]
 pub async fn duplicate_candidates(
     state: &AppState,
     status: Option<&str>,
@@ -147,6 +153,10 @@ pub async fn duplicate_candidates(
     ))
 }
 
+#[tracing::instrument(
+    name = "signals::for_targets", level = "debug", skip_all,
+    fields(count = targets.len())
+)]
 pub async fn for_targets(state: &AppState, targets: &[Uuid]) -> AppResult<Vec<Signal>> {
     Ok(db::for_targets(
         crate::services::read_route::reads(state),
@@ -156,6 +166,10 @@ pub async fn for_targets(state: &AppState, targets: &[Uuid]) -> AppResult<Vec<Si
     .await?)
 }
 
+#[tracing::instrument(
+    name = "signals::candidates_for", level = "debug", skip_all,
+    fields(count = records.len())
+)]
 pub async fn candidates_for(
     state: &AppState,
     records: &[Uuid],

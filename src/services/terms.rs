@@ -97,6 +97,7 @@ async fn check_agents_exist(
     v.into_result()
 }
 
+#[tracing::instrument(name = "terms::create_term", level = "debug", skip_all)]
 pub async fn create_term(
     state: &AppState,
     ctx: &Ctx,
@@ -189,6 +190,7 @@ pub async fn create_term(
 }
 
 /// A term the caller may read; a private term of others answers 404 like a missing one.
+#[tracing::instrument(name = "terms::get_term", level = "debug", skip_all, fields(id = %id))]
 pub async fn get_term(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<TransactionTerm> {
     crate::services::read_route::read_many!(state, &[id], |t| t.id, |pool, ids| {
         db::get_many_visible(pool, ids, viewer(ctx))
@@ -197,6 +199,10 @@ pub async fn get_term(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<Transa
     .ok_or(AppError::NotFound("transaction term"))
 }
 
+#[tracing::instrument(
+    name = "terms::terms_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn terms_by_ids(
     state: &AppState,
     ctx: &Ctx,
@@ -211,6 +217,10 @@ pub async fn terms_by_ids(
 }
 
 /// Newest first: public terms, plus the caller's own and those offered to the caller.
+#[tracing::instrument(
+    name = "terms::list_terms", level = "debug", skip_all,
+    fields(created_by = ?created_by)
+)]
 pub async fn list_terms(
     state: &AppState,
     ctx: &Ctx,
@@ -230,6 +240,10 @@ pub async fn list_terms(
 }
 
 /// The newest visible terms of each agent (loader batch), at most `EDGE_LIMIT` each.
+#[tracing::instrument(
+    name = "terms::terms_of_creators", level = "debug", skip_all,
+    fields(count = creators.len())
+)]
 pub async fn terms_of_creators(
     state: &AppState,
     ctx: &Ctx,
@@ -244,6 +258,7 @@ pub async fn terms_of_creators(
     .await?)
 }
 
+#[tracing::instrument(name = "terms::sign", level = "debug", skip_all)]
 pub async fn sign(
     state: &AppState,
     ctx: &Ctx,
@@ -314,6 +329,7 @@ pub async fn sign(
 }
 
 /// A signature whose term the caller may read; others answer 404.
+#[tracing::instrument(name = "terms::get_signature", level = "debug", skip_all, fields(id = %id))]
 pub async fn get_signature(
     state: &AppState,
     ctx: &Ctx,
@@ -326,6 +342,10 @@ pub async fn get_signature(
     .ok_or(AppError::NotFound("transaction terms signature"))
 }
 
+#[tracing::instrument(
+    name = "terms::signatures_by_ids", level = "debug", skip_all,
+    fields(count = ids.len())
+)]
 pub async fn signatures_by_ids(
     state: &AppState,
     ctx: &Ctx,
@@ -340,6 +360,7 @@ pub async fn signatures_by_ids(
 }
 
 /// Newest first, signatures on terms the caller may read.
+#[tracing::instrument(name = "terms::list_signatures", level = "debug", skip_all)]
 pub async fn list_signatures(
     state: &AppState,
     ctx: &Ctx,
@@ -359,6 +380,10 @@ pub async fn list_signatures(
 }
 
 /// The newest visible signatures of each term or signer (loader batch), at most `EDGE_LIMIT` each.
+#[tracing::instrument(
+    name = "terms::signatures_for", level = "debug", skip_all,
+    fields(by = ?by, count = keys.len())
+)]
 pub async fn signatures_for(
     state: &AppState,
     ctx: &Ctx,

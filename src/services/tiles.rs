@@ -143,6 +143,7 @@ fn check_address(address: &TileAddress<'_>, v: &mut Violations) -> Option<(i32, 
 }
 
 /// One tile of the canonical records that pass `filters`.
+#[tracing::instrument(name = "tiles::tile", level = "debug", skip_all)]
 pub async fn tile(
     state: &AppState,
     address: &TileAddress<'_>,

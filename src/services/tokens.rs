@@ -5,6 +5,7 @@ use crate::error::{AppError, AppResult};
 pub use crate::records::agents::AccessToken;
 use crate::state::AppState;
 
+#[tracing::instrument(name = "tokens::create", level = "debug", skip_all)]
 pub async fn create(state: &AppState, ctx: &Ctx) -> AppResult<AccessToken> {
     let actor = ctx.require_actor()?;
     let token = state

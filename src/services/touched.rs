@@ -126,6 +126,10 @@ pub struct TouchedPage {
 }
 
 /// One page per agent.
+#[tracing::instrument(
+    name = "touched::for_agents", level = "debug", skip_all,
+    fields(count = agents.len())
+)]
 pub async fn for_agents(
     state: &AppState,
     agents: &[Uuid],

@@ -80,6 +80,7 @@ where
 }
 
 /// Records of kind `K` inside the area, newest first.
+#[tracing::instrument(name = "within::records", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn records<K: CanonicalRow>(
     state: &AppState,
     args: &WithinArgs<'_>,

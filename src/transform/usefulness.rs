@@ -84,7 +84,12 @@ impl Findings<'_> {
             code: code.into(),
             criterion,
             severity,
-            loc: self.root.iter().chain(loc).map(|s| s.to_string()).collect(),
+            loc: self
+                .root
+                .iter()
+                .chain(loc)
+                .map(ToString::to_string)
+                .collect(),
             message: message.into(),
             fix: fix.into(),
         });

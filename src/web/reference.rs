@@ -281,7 +281,7 @@ fn curl_example(doc: &Value, op: &Operation) -> String {
     if !json_body.is_null() {
         let example = example_value(doc, json_body, 0);
         lines.push("  -H 'content-type: application/json'".into());
-        lines.push(format!("  -d '{}'", example));
+        lines.push(format!("  -d '{example}'"));
     }
     lines.join(" \\\n")
 }

@@ -380,7 +380,7 @@ fn check(name: &str, data: &Value, w: &World) {
         }
         "ExplorerResolveReview" => assert_eq!(data["resolveReview"]["linkType"], "CREATED"),
         "ExplorerDismissDuplicate" => {
-            assert_eq!(data["dismissDuplicateCandidate"]["status"], "dismissed")
+            assert_eq!(data["dismissDuplicateCandidate"]["status"], "dismissed");
         }
         "ExplorerMergeEntities" => assert_eq!(data["mergeEntities"]["id"], w.plumber),
         _ => {}

@@ -15,7 +15,7 @@ async fn plain_selection(app: &TestApp, type_name: &str) -> String {
         match (kind.as_str(), named.as_str()) {
             ("SCALAR", _) if name != "geojson" => selection.push(name),
             ("OBJECT", "LinkUrl") => {
-                selection.push(format!("{name} {{ url label description __typename }}"))
+                selection.push(format!("{name} {{ url label description __typename }}"));
             }
             _ => {}
         }

@@ -349,7 +349,7 @@ impl TestApp {
             .unwrap_or_else(|| panic!("no GraphQL type {type_name}: {}", r.text));
         fields
             .iter()
-            .filter(|f| f["args"].as_array().is_none_or(|a| a.is_empty()))
+            .filter(|f| f["args"].as_array().is_none_or(Vec::is_empty))
             .map(|f| {
                 let mut ty = &f["type"];
                 while matches!(ty["kind"].as_str(), Some("NON_NULL" | "LIST")) {
@@ -536,7 +536,7 @@ fn assert_documented(
 /// Fails unless `body` validates against the schema `/openapi.json` declares for the response of
 /// `method` `path` (the templated path, e.g. `/api/v1/messages/{message_id}`) with `status`.
 pub fn assert_matches_openapi(method: &str, path: &str, status: StatusCode, body: &Value) {
-    assert_body_matches_openapi(method, path, status, "application/json", body)
+    assert_body_matches_openapi(method, path, status, "application/json", body);
 }
 
 /// As `assert_matches_openapi`, for the schema of one media type (`application/geo+json`, …).

@@ -1,5 +1,9 @@
 //! Integration tests: the real router (REST and GraphQL) over a real PostgreSQL + PostGIS.
 
+// Test code through and through: clippy.toml's test allowances (unwrap, print) cover only
+// `#[test]` functions and `#[cfg(test)]` items, not the helpers of an integration test.
+#![cfg(test)]
+
 mod harness;
 
 mod agents;

@@ -271,7 +271,7 @@ fn labelled_set() -> Vec<Observation> {
                     name,
                     at,
                     context,
-                })
+                });
             };
             let both =
                 |phone: &str, address: &str| json!({"phone": phone, "address_text": address});

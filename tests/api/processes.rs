@@ -39,7 +39,7 @@ pub async fn spawn_with_log(
     std::fs::create_dir_all(&data_dir).unwrap();
     let log_file = log_file.map_or_else(
         || data_dir.join(format!("server-{port}.log")),
-        |p| p.to_path_buf(),
+        std::path::Path::to_path_buf,
     );
     let mut settings = ServerSettings {
         binary: PathBuf::from(env!("CARGO_BIN_EXE_spacetime-records")),

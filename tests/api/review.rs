@@ -303,7 +303,7 @@ async fn is_new_and_reject_over_graphql_and_the_cli() {
 async fn two_operators_resolving_one_entry_at_once_exactly_one_wins() {
     let w = world().await;
     let entry = w.split("2026-11-06T10:00:00Z").await;
-    let (_, other_admin) = {
+    let ((), other_admin) = {
         let key = w.app.admin_key().await;
         ((), key)
     };

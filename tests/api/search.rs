@@ -576,7 +576,7 @@ async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
         .unwrap();
     // At test scale a sequential scan is often cheaper; with it disabled, PostgreSQL must still find
     // an index plan for every predicate of every shape (at 1M rows it picks them by itself: see
-    // docs/benchmarks.md).
+    // docs/bench-log/search.md).
     let mut conn = app.pool().acquire().await.unwrap();
     sqlx::query("SET enable_seqscan = off")
         .execute(&mut *conn)

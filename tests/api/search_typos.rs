@@ -614,7 +614,7 @@ async fn one_edit_typos_find_the_record_in_the_top_three_and_exact_spellings_com
     );
 }
 
-/// The search statements' plans and timings with many records (docs/benchmarks.md, "Typo
+/// The search statements' plans and timings with many records (docs/bench-log/search.md, "Typo
 /// tolerance at scale"): the labelled set plus `SEARCH_SCALE_ROWS` generated names (default
 /// 300,000; each has a made-up word, so the vocabulary grows with them). By hand:
 /// `SEARCH_SCALE_ROWS=300000 cargo test --test api search_typos::plans_at_scale -- --ignored --nocapture`

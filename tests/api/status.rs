@@ -12,7 +12,13 @@ async fn health_and_ready_answer_200_with_string_maps() {
     assert_eq!(h.body["status"], "ok");
     let r = app.get("/ready").await;
     assert_eq!(r.status, StatusCode::OK);
-    assert!(r.body.as_object().unwrap().values().all(|v| v.is_string()));
+    assert!(
+        r.body
+            .as_object()
+            .unwrap()
+            .values()
+            .all(serde_json::Value::is_string)
+    );
 }
 
 #[tokio::test]

@@ -220,10 +220,10 @@ async fn an_oversized_json_entry_is_refused_after_reading_little_more_than_the_l
         };
         Ok::<_, std::io::Error>(axum::body::Bytes::from(chunk))
     }));
-    let request = axum::http::Request::post("/api/v1/space-time-entries")
+    let request = Request::post("/api/v1/space-time-entries")
         .header(axum::http::header::CONTENT_TYPE, "application/json")
         .header(axum::http::header::AUTHORIZATION, format!("Bearer {key}"))
-        .body(axum::body::Body::from_stream(chunks))
+        .body(Body::from_stream(chunks))
         .unwrap();
     let r = app.send(request).await;
     assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE, "{}", r.text);

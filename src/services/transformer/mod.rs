@@ -52,6 +52,12 @@ impl From<&SpaceTimeEntry> for ProcessResult {
 }
 
 /// POST /api/v1/transformer/process-pending (admin).
+#[tracing::instrument(
+    name = "transformer::process_pending",
+    level = "debug",
+    skip_all,
+    fields(?limit)
+)]
 pub async fn process_pending(
     state: &AppState,
     ctx: &Ctx,
@@ -69,6 +75,7 @@ const ALL_DEFERRED_PAUSE: std::time::Duration = std::time::Duration::from_millis
 const ALL_DEFERRED_ROUNDS: u32 = 25;
 
 /// Processes up to `limit` pending entries, batch by batch, until none is left.
+#[tracing::instrument(name = "transformer::drain", skip_all, fields(?limit, %trigger))]
 pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<ProcessPendingResult> {
     let mut results = Vec::new();
     let processed = drain_into(state, limit, trigger, |batch| results.extend(batch)).await?;
@@ -77,6 +84,7 @@ pub async fn drain(state: &AppState, limit: i64, trigger: &str) -> AppResult<Pro
 
 /// `drain` for the background worker: how many entries were decided, without keeping a result
 /// per entry (a worker's call may decide a thousand).
+#[tracing::instrument(name = "transformer::drain_counting", skip_all, fields(?limit, %trigger))]
 pub async fn drain_counting(state: &AppState, limit: i64, trigger: &str) -> AppResult<i64> {
     drain_into(state, limit, trigger, drop).await
 }
@@ -217,6 +225,10 @@ async fn defer_locked(
 
 /// POST /api/v1/transformer/process/{id} (admin). An entry already processed returns its recorded
 /// result and changes nothing.
+#[tracing::instrument(
+    name = "transformer::process_entry", level = "debug", skip_all,
+    fields(id = %id)
+)]
 pub async fn process_entry(state: &AppState, ctx: &Ctx, id: Uuid) -> AppResult<ProcessResult> {
     ctx.require_scope(scopes::ADMIN)?;
     let mut tx = state.pool.begin().await?;
@@ -267,7 +279,7 @@ pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     panic
         .downcast_ref::<String>()
         .cloned()
-        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .or_else(|| panic.downcast_ref::<&str>().map(ToString::to_string))
         .unwrap_or_else(|| "a panic".to_string())
 }
 
@@ -393,6 +405,10 @@ impl Resolution {
 /// then decided as the transformer decides entries, with the operator's answer in place of the
 /// matching rules (and of the established-identity guard), and the resolution is kept with the
 /// entry's review details and on the contribution it makes: who, when, what.
+#[tracing::instrument(
+    name = "transformer::resolve", level = "debug", skip_all,
+    fields(entry_id = %entry_id)
+)]
 pub async fn resolve(
     state: &AppState,
     ctx: &Ctx,

@@ -40,7 +40,7 @@ pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
 pub async fn supervised<F, Fut>(make: F)
 where
     F: Fn() -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
 {
     let mut pause = Duration::from_millis(100);
     loop {
@@ -83,14 +83,14 @@ async fn drain_loop(
                 let pause = failures.failed(&err);
                 tokio::select! {
                     _ = stop.changed() => {}
-                    _ = tokio::time::sleep(pause) => {}
+                    () = tokio::time::sleep(pause) => {}
                 }
                 continue;
             }
         }
         tokio::select! {
             _ = stop.changed() => {}
-            _ = tokio::time::sleep(POLL_INTERVAL) => {}
+            () = tokio::time::sleep(POLL_INTERVAL) => {}
             _ = wake.changed() => {}
         }
     }

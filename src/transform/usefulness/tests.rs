@@ -201,7 +201,7 @@ fn a_real_name_containing_test_like_words_is_not_a_placeholder() {
 #[test]
 fn a_search_engine_results_page_is_not_a_source() {
     let e = judge(good_context(), |d| {
-        d.source_ref = Some("https://www.google.com/search?q=bakery+manchester")
+        d.source_ref = Some("https://www.google.com/search?q=bakery+manchester");
     });
     assert_eq!(codes(&e), ["search_results_source"]);
     let directory_search = judge(
@@ -217,7 +217,7 @@ fn a_search_engine_results_page_is_not_a_source() {
 #[test]
 fn a_directory_page_of_one_business_is_a_source() {
     let e = judge(good_context(), |d| {
-        d.source_ref = Some("https://www.yell.com/biz/ancoats-bakery-manchester-901234/")
+        d.source_ref = Some("https://www.yell.com/biz/ancoats-bakery-manchester-901234/");
     });
     assert_eq!(codes(&e), Vec::<&str>::new());
 }
@@ -225,11 +225,11 @@ fn a_directory_page_of_one_business_is_a_source() {
 #[test]
 fn future_and_years_old_observations_are_flagged() {
     let future = judge(good_context(), |d| {
-        d.observed_at = Some(now() + Duration::hours(2))
+        d.observed_at = Some(now() + Duration::hours(2));
     });
     assert_eq!(codes(&future), ["observed_in_future"]);
     let stale = judge(good_context(), |d| {
-        d.observed_at = Some(now() - Duration::days(4 * 365))
+        d.observed_at = Some(now() - Duration::days(4 * 365));
     });
     assert_eq!(codes(&stale), ["stale_observation"]);
     assert_eq!(stale.verdict, UsefulnessVerdict::Useful);
