@@ -14,6 +14,7 @@ use crate::records::canonical::{
     CanonicalKind, CanonicalRecord, CanonicalRequest, Entity, LinkContribution, Listing,
 };
 use crate::records::entries::SpaceTimeEntry;
+use crate::records::geojson::Located;
 use crate::services::canonical::CanonicalRow;
 use crate::services::{canonical, history};
 use async_graphql::connection::Connection;
@@ -255,7 +256,7 @@ async fn page<K: CanonicalRow + async_graphql::OutputType>(
     };
     Ok(paging::counted(
         page,
-        |r| r.feature_id(),
+        Located::feature_id,
         |r| r,
         after_given,
         counter,

@@ -6,6 +6,7 @@ use super::{ctx_parts, paging};
 use crate::domain::area::BoundingBox;
 use crate::domain::{ListParams, Page};
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::records::geojson::Located;
 use crate::services::canonical::CanonicalRow;
 use crate::services::within::{self, AreaInput, WithinArgs};
 use async_graphql::connection::Connection;
@@ -94,7 +95,7 @@ async fn records<K: CanonicalRow + async_graphql::OutputType>(
     };
     Ok(paging::counted(
         page,
-        |r| r.feature_id(),
+        Located::feature_id,
         |r| r,
         after_given,
         counter,

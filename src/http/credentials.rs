@@ -54,11 +54,9 @@ pub async fn authenticate(
     let replica_allowed = (reads_only || (is_graphql && parts.method == Method::POST))
         && !ctx.actor.as_ref().is_some_and(|a| a.wrote_recently);
     parts.extensions.insert(ctx);
-    let (response, graphql_mutated) = services::read_route::scoped(
-        replica_allowed,
-        next.run(Request::from_parts(parts, body)),
-    )
-    .await;
+    let (response, graphql_mutated) =
+        services::read_route::scoped(replica_allowed, next.run(Request::from_parts(parts, body)))
+            .await;
     let wrote = if is_graphql {
         graphql_mutated
     } else {
