@@ -43,7 +43,7 @@ pub struct Shared {
     /// refused at once (`http::edge`).
     pub permits: tokio::sync::Semaphore,
     /// Open GraphQL WebSockets in this process: past `STRS_MAX_WEBSOCKETS` an upgrade is refused
-    /// (`graphql::websocket`); a connection holds its permit until it closes.
+    /// (`graphql::machinery::websocket`); a connection holds its permit until it closes.
     pub websockets: Arc<tokio::sync::Semaphore>,
     /// Read replicas and their measured health (`services::read_route`).
     pub replicas: crate::services::read_route::Replicas,

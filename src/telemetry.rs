@@ -120,7 +120,7 @@ fn describe() {
     );
     metrics::describe_counter!(
         GRAPHQL_COMPILED,
-        "GraphQL requests answered by a compiled plan instead of the executor (graphql::compiled)"
+        "GraphQL requests answered by a compiled plan instead of the executor (graphql::machinery::compiled)"
     );
     metrics::describe_counter!(
         DB_REFUSALS,

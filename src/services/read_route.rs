@@ -6,7 +6,7 @@
 //! MCP calls, background work and subscriptions read the primary. Services ask `reads(state)` /
 //! `search_reads(state)` for their pool, so the choice lives here and not in every call site.
 //! The decision travels with the request's task (a task-local); the GraphQL batch loaders run
-//! their batches in that task (`graphql::batching`), so their reads follow it too.
+//! their batches in that task (`graphql::machinery::batching`), so their reads follow it too.
 //!
 //! Each process measures its replicas every `STRS_REPLICA_CHECK_MS` (`monitor`): a replica that
 //! is unreachable, not a standby, or further behind than `STRS_REPLICA_MAX_LAG_MS` leaves the

@@ -1,4 +1,4 @@
-//! Compiled plans (`src/graphql/compiled.rs`, docs/graphql.md): a read by id of plain fields is
+//! Compiled plans (`src/graphql/machinery/compiled.rs`, docs/graphql.md): a read by id of plain fields is
 //! answered without async-graphql's executor once its document has a plan, and the answer is
 //! byte for byte the executor's. The executor's answer to the same selection is obtained by
 //! wrapping it in an inline fragment, which never compiles.

@@ -1,10 +1,11 @@
 //! Transaction terms and signatures on the graph, as visible to the caller.
 
 use super::canonical::load_agent;
-use super::dealing_loaders::{
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::dealing_loaders::{
     CertificatesBySignature, SignaturesByTerm, TermLoader, load_group, load_one,
 };
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::paging;
 use crate::records::agents::Agent;
 use crate::records::certificates::CommittedTrustCertificate;
 use crate::records::terms::SignatureFilter;
@@ -24,7 +25,7 @@ impl TransactionTerm {
         load_agent(ctx, Some(self.created_by_agent_id)).await
     }
     /// Signatures on these terms, newest first (at most 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn signatures(
         &self,
         ctx: &Context<'_>,
@@ -48,7 +49,7 @@ impl TransactionTermsSignature {
         load_agent(ctx, self.counterparty_agent_id).await
     }
     /// Certificates committed on this signature, newest first (at most 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn certificates(
         &self,
         ctx: &Context<'_>,
@@ -70,11 +71,12 @@ impl TermsQuery {
         id: Uuid,
     ) -> Result<Option<TransactionTerm>> {
         let (state, rctx) = ctx_parts(ctx);
-        super::found(terms::get_term(state, rctx, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(terms::get_term(state, rctx, id).await)
+            .map_err(Into::into)
     }
 
     /// Public terms, plus the caller's own and those offered to it; newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms(
         &self,
         ctx: &Context<'_>,
@@ -96,11 +98,12 @@ impl TermsQuery {
         id: Uuid,
     ) -> Result<Option<TransactionTermsSignature>> {
         let (state, rctx) = ctx_parts(ctx);
-        super::found(terms::get_signature(state, rctx, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(terms::get_signature(state, rctx, id).await)
+            .map_err(Into::into)
     }
 
     /// Signatures on terms the caller may read, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms_signatures(
         &self,
         ctx: &Context<'_>,

@@ -1,7 +1,8 @@
 //! Principal type, queries and mutations.
 
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::{Agent, Principal, PrincipalCreate, PrincipalMembership};
 use crate::services::{agents, principals};
 use async_graphql::connection::Connection;
@@ -12,7 +13,7 @@ use uuid::Uuid;
 #[ComplexObject]
 impl Principal {
     /// Agents owned by this principal, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -33,7 +34,7 @@ impl Principal {
     }
     /// Memberships of this principal, granted and pending, newest agent first; only its granted
     /// members may read them (same as GET /api/v1/principals/{principal_id}/members).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn memberships(
         &self,
         ctx: &Context<'_>,
@@ -56,11 +57,12 @@ impl PrincipalQuery {
     /// One principal by id; null when it does not exist.
     async fn principal(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Principal>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(principals::get(state, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(principals::get(state, id).await)
+            .map_err(Into::into)
     }
 
     /// Principals, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn principals(
         &self,
         ctx: &Context<'_>,

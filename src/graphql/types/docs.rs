@@ -24,7 +24,7 @@ impl DocsQuery {
 
     /// An agent documentation page (Markdown), by slug; null for an unknown slug.
     async fn agent_doc(&self, slug: String) -> Result<Option<String>> {
-        super::found(docs::agent_doc(&slug)).map_err(Into::into)
+        crate::graphql::machinery::context::found(docs::agent_doc(&slug)).map_err(Into::into)
     }
 
     /// Judges a draft entry against the context rubric of its type (entity, listing or request)

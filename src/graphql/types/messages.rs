@@ -1,9 +1,10 @@
 //! Private messages on the graph: only the caller's own are ever shown.
 
 use super::canonical::load_agent;
-use super::dealing_loaders::{MessageLoader, load_one};
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::dealing_loaders::{MessageLoader, load_one};
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::messages::{Message, MessageCreate};
 use crate::services::messages::{self, Direction, MessageSelection};
@@ -67,11 +68,12 @@ impl MessageQuery {
     /// A message the caller sent or received; null otherwise. Needs a bearer.
     async fn message(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Message>> {
         let (state, rctx) = ctx_parts(ctx);
-        super::found(messages::get(state, rctx, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(messages::get(state, rctx, id).await)
+            .map_err(Into::into)
     }
 
     /// The caller's messages, sent and received, newest first. Needs a bearer.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn messages(
         &self,
         ctx: &Context<'_>,
@@ -89,7 +91,7 @@ impl MessageQuery {
     }
 
     /// The caller's conversation with one agent, newest first. Needs a bearer.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn conversation(
         &self,
         ctx: &Context<'_>,

@@ -176,7 +176,7 @@ impl Loader<AgentEntriesKey> for EntriesByAgent {
             keys.iter().map(|k| (k.status, k.limit, k.after)).collect();
         shapes.sort_by_key(|(status, limit, after)| {
             (
-                status.map(super::super::domain::enums::EntryStatus::as_str),
+                status.map(crate::domain::enums::EntryStatus::as_str),
                 *limit,
                 *after,
             )

@@ -1,6 +1,6 @@
 //! `search(...)`: the same service and the same answer as GET /api/v1/search.
 
-use super::ctx_parts;
+use crate::graphql::machinery::context::ctx_parts;
 use crate::records::search::SearchResult;
 use crate::search::SearchInput;
 use crate::services::search;
@@ -20,7 +20,9 @@ pub struct SearchQuery;
 impl SearchQuery {
     /// Search canonical records by text, place and radius (same as GET /api/v1/search).
     #[expect(clippy::too_many_arguments, reason = "one per GraphQL argument")]
-    #[graphql(complexity = "super::limits::list_cost(max_results, 10, child_complexity)")]
+    #[graphql(
+        complexity = "crate::graphql::machinery::limits::list_cost(max_results, 10, child_complexity)"
+    )]
     async fn search(
         &self,
         ctx: &Context<'_>,

@@ -1,13 +1,14 @@
 //! Canonical entities, listings, requests and their provenance, as a graph.
 
-use super::batching::DataLoader;
-use super::loaders::{
+use crate::domain::CanonicalTable;
+use crate::graphql::machinery::batching::DataLoader;
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::loaders::{
     AgentLoader, ContributionsByEntry, ContributionsByTarget, EntityLoader, EntryLoader,
     ListingLoader, RequestLoader,
 };
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
-use crate::domain::CanonicalTable;
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::canonical::ContributionFilter;
 use crate::records::canonical::{
@@ -33,8 +34,9 @@ pub async fn load_record(
             .await?
             .map(|e| CanonicalRecord::Entity(Arc::unwrap_or_clone(e))),
         CanonicalTable::Listings => {
-            let loader =
-                super::request_loaders::loader::<super::loaders::Cached<ListingLoader>>(ctx);
+            let loader = crate::graphql::machinery::request_loaders::loader::<
+                crate::graphql::machinery::loaders::Cached<ListingLoader>,
+            >(ctx);
             loader
                 .load_one(id)
                 .await
@@ -42,8 +44,9 @@ pub async fn load_record(
                 .map(|l| CanonicalRecord::Listing(Arc::unwrap_or_clone(l)))
         }
         CanonicalTable::Requests => {
-            let loader =
-                super::request_loaders::loader::<super::loaders::Cached<RequestLoader>>(ctx);
+            let loader = crate::graphql::machinery::request_loaders::loader::<
+                crate::graphql::machinery::loaders::Cached<RequestLoader>,
+            >(ctx);
             loader
                 .load_one(id)
                 .await
@@ -55,13 +58,17 @@ pub async fn load_record(
 
 pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Arc<Entity>>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = super::request_loaders::loader::<super::loaders::Cached<EntityLoader>>(ctx);
+    let loader = crate::graphql::machinery::request_loaders::loader::<
+        crate::graphql::machinery::loaders::Cached<EntityLoader>,
+    >(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
 pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Arc<Agent>>> {
     let Some(id) = id else { return Ok(None) };
-    let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
+    let loader = crate::graphql::machinery::request_loaders::loader::<
+        crate::graphql::machinery::loaders::Cached<AgentLoader>,
+    >(ctx);
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
@@ -69,7 +76,9 @@ pub async fn contributions_to(
     ctx: &Context<'_>,
     target: Uuid,
 ) -> Result<Vec<Arc<LinkContribution>>> {
-    let loader = super::request_loaders::loader::<DataLoader<ContributionsByTarget>>(ctx);
+    let loader = crate::graphql::machinery::request_loaders::loader::<
+        DataLoader<ContributionsByTarget>,
+    >(ctx);
     let found = loader.load_one(target).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
 }
@@ -78,7 +87,8 @@ pub async fn contributions_of_entry(
     ctx: &Context<'_>,
     entry: Uuid,
 ) -> Result<Vec<Arc<LinkContribution>>> {
-    let loader = super::request_loaders::loader::<DataLoader<ContributionsByEntry>>(ctx);
+    let loader =
+        crate::graphql::machinery::request_loaders::loader::<DataLoader<ContributionsByEntry>>(ctx);
     let found = loader.load_one(entry).await.map_err(|e| (*e).clone())?;
     Ok(found.unwrap_or_default())
 }
@@ -86,16 +96,21 @@ pub async fn contributions_of_entry(
 /// The first `first` items an edge loader holds for `parent`.
 async fn edge<L>(ctx: &Context<'_>, parent: Uuid, first: Option<i32>) -> Result<L::Value>
 where
-    L: async_graphql::dataloader::Loader<Uuid, Error = super::loaders::LoadError>,
+    L: async_graphql::dataloader::Loader<
+            Uuid,
+            Error = crate::graphql::machinery::loaders::LoadError,
+        >,
     L::Value: IntoIterator + FromIterator<<L::Value as IntoIterator>::Item> + Default,
-    DataLoader<L>: super::request_loaders::PerRequest,
+    DataLoader<L>: crate::graphql::machinery::request_loaders::PerRequest,
 {
-    let found = super::request_loaders::loader::<DataLoader<L>>(ctx)
+    let found = crate::graphql::machinery::request_loaders::loader::<DataLoader<L>>(ctx)
         .load_one(parent)
         .await
         .map_err(|e| (*e).clone())?;
     let items: Vec<_> = found.unwrap_or_default().into_iter().collect();
-    Ok(super::limits::first_of(items, first)?.into_iter().collect())
+    Ok(crate::graphql::machinery::limits::first_of(items, first)?
+        .into_iter()
+        .collect())
 }
 
 /// A canonical record as a GeoJSON Feature with what a map layer labels and colours by.
@@ -133,13 +148,13 @@ macro_rules! canonical_edges {
                 }
             }
             /// Provenance: every entry that created, updated, matched or supported this record.
-            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
             async fn contributions(
                 &self,
                 ctx: &Context<'_>,
                 #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
             ) -> Result<Vec<Arc<LinkContribution>>> {
-                super::limits::first_of(contributions_to(ctx, self.id).await?, first)
+                crate::graphql::machinery::limits::first_of(contributions_to(ctx, self.id).await?, first)
             }
             /// The agent that claimed this record as its contact.
             async fn contact_agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
@@ -147,34 +162,34 @@ macro_rules! canonical_edges {
             }
             $(
             /// Notes on this entity that the caller may see, oldest first.
-            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
             async fn $notes(
                 &self,
                 ctx: &Context<'_>,
                 #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
             ) -> Result<Vec<crate::records::feedback::Note>> {
-                edge::<super::loaders::NotesByTarget>(ctx, self.id, first).await
+                edge::<crate::graphql::machinery::loaders::NotesByTarget>(ctx, self.id, first).await
             }
             /// Signals on this entity, oldest first.
-            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
             async fn signals(
                 &self,
                 ctx: &Context<'_>,
                 #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
             ) -> Result<Vec<crate::records::feedback::Signal>> {
-                edge::<super::loaders::SignalsByTarget>(ctx, self.id, first).await
+                edge::<crate::graphql::machinery::loaders::SignalsByTarget>(ctx, self.id, first).await
             }
             /// Reported duplicate pairs involving this entity (never merged automatically).
-            #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+            #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
             async fn duplicate_candidates(
                 &self,
                 ctx: &Context<'_>,
                 #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
             ) -> Result<Vec<crate::records::feedback::DuplicateCandidate>> {
-                edge::<super::loaders::DuplicatesByRecord>(ctx, self.id, first).await
+                edge::<crate::graphql::machinery::loaders::DuplicatesByRecord>(ctx, self.id, first).await
             }
             /// Listings offered by this entity, newest first.
-            #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+            #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
             async fn listings(
                 &self,
                 ctx: &Context<'_>,
@@ -215,7 +230,9 @@ canonical_edges!(CanonicalRequest {
 impl LinkContribution {
     /// The entry that made this contribution.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        let loader = super::request_loaders::loader::<super::loaders::Cached<EntryLoader>>(ctx);
+        let loader = crate::graphql::machinery::request_loaders::loader::<
+            crate::graphql::machinery::loaders::Cached<EntryLoader>,
+        >(ctx);
         let id = self.source_space_time_entry_id;
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }
@@ -236,7 +253,8 @@ impl LinkContribution {
 /// the record it was merged into (compare `id`).
 async fn one<K: CanonicalRow>(ctx: &Context<'_>, id: Uuid) -> Result<Option<K>> {
     let (state, _) = ctx_parts(ctx);
-    super::found(canonical::record::<K>(state, id).await).map_err(Into::into)
+    crate::graphql::machinery::context::found(canonical::record::<K>(state, id).await)
+        .map_err(Into::into)
 }
 
 /// A page of records of kind `K`, newest first, optionally by status.
@@ -285,7 +303,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical entities, newest first, optionally by status.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn entities(
         &self,
         ctx: &Context<'_>,
@@ -303,7 +321,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical listings, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn listings(
         &self,
         ctx: &Context<'_>,
@@ -321,7 +339,7 @@ impl CanonicalQuery {
     }
 
     /// Canonical requests, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn requests(
         &self,
         ctx: &Context<'_>,
@@ -333,7 +351,7 @@ impl CanonicalQuery {
     }
 
     /// Link contributions, newest first, by target and/or entry.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn link_contributions(
         &self,
         ctx: &Context<'_>,

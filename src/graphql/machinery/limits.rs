@@ -18,8 +18,8 @@
 //! async-graphql `Extension`: with any extension registered, async-graphql sends every field of
 //! every response through the extension chain (a third of a read by id's time).
 
-use super::AppSchema;
 use super::compiled::{Plan, Types};
+use crate::graphql::schema::AppSchema;
 use crate::state::AppState;
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
 use async_graphql::{
@@ -170,7 +170,7 @@ impl LimitedSchema {
         match self
             .disk
             .as_ref()
-            .map(super::super::storage::space::DiskFloor::ensure_room)
+            .map(crate::storage::space::DiskFloor::ensure_room)
         {
             Some(Err(refused)) => Err(async_graphql::Error::from(refused)
                 .into_server_error(async_graphql::Pos::default())),

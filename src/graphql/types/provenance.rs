@@ -1,11 +1,11 @@
 //! Provenance on the graph: a record's field sources (which entry and agent set each field) next
 //! to its contributions, and an agent's influence. Batched per request like every other edge.
 
-use super::batching::DataLoader;
 use super::canonical::{contributions_to, load_agent, load_record};
-use super::loaders::{Cached, EntryLoader, LoadError};
 use crate::domain::CanonicalTable;
 use crate::domain::Page;
+use crate::graphql::machinery::batching::DataLoader;
+use crate::graphql::machinery::loaders::{Cached, EntryLoader, LoadError};
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::LinkContribution;
@@ -72,7 +72,9 @@ pub struct Provenance {
 impl Provenance {
     /// Which entry and agent set each field's current value, by field name.
     async fn fields(&self, ctx: &Context<'_>) -> Result<Vec<FieldSource>> {
-        let loader = super::request_loaders::loader::<DataLoader<FieldSourcesByRecord>>(ctx);
+        let loader = crate::graphql::machinery::request_loaders::loader::<
+            DataLoader<FieldSourcesByRecord>,
+        >(ctx);
         Ok(loader
             .load_one((self.table, self.id))
             .await
@@ -82,13 +84,13 @@ impl Provenance {
 
     /// The contributions in time order (the oldest `first`, 1 to 100, default 100), each with
     /// its entry (evidence: source, observed time, confidence) and that entry's agent.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
     async fn contributions(
         &self,
         ctx: &Context<'_>,
         first: Option<i32>,
     ) -> Result<Vec<Arc<LinkContribution>>> {
-        super::limits::first_of(contributions_to(ctx, self.id).await?, first)
+        crate::graphql::machinery::limits::first_of(contributions_to(ctx, self.id).await?, first)
     }
 }
 
@@ -96,7 +98,7 @@ impl Provenance {
 impl FieldSource {
     /// The entry whose value the field holds.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        let loader = super::request_loaders::loader::<Cached<EntryLoader>>(ctx);
+        let loader = crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx);
         loader
             .load_one(self.space_time_entry_id)
             .await
@@ -110,7 +112,8 @@ impl FieldSource {
 
 /// An agent's influence through the request's loader.
 pub async fn influence_of(ctx: &Context<'_>, agent_id: Uuid) -> Result<AgentInfluence> {
-    let loader = super::request_loaders::loader::<DataLoader<InfluenceByAgent>>(ctx);
+    let loader =
+        crate::graphql::machinery::request_loaders::loader::<DataLoader<InfluenceByAgent>>(ctx);
     Ok(loader
         .load_one(agent_id)
         .await
@@ -165,17 +168,18 @@ pub async fn touched_by(
 ) -> Result<Connection<String, TouchedRecord, TouchedCoverage>> {
     let after_given = args.after.is_some();
     let window = touched::window(&args)?;
-    let found = super::request_loaders::loader::<DataLoader<TouchedByAgent>>(ctx)
-        .load_one((agent_id, window))
-        .await
-        .map_err(|e| (*e).clone())?
-        .unwrap_or(touched::TouchedPage {
-            page: Page {
-                items: Vec::new(),
-                has_next_page: false,
-            },
-            complete: true,
-        });
+    let found =
+        crate::graphql::machinery::request_loaders::loader::<DataLoader<TouchedByAgent>>(ctx)
+            .load_one((agent_id, window))
+            .await
+            .map_err(|e| (*e).clone())?
+            .unwrap_or(touched::TouchedPage {
+                page: Page {
+                    items: Vec::new(),
+                    has_next_page: false,
+                },
+                complete: true,
+            });
     let coverage = TouchedCoverage {
         complete: found.complete,
     };

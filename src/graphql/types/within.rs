@@ -1,10 +1,11 @@
 //! `entitiesWithin`, `listingsWithin`, `requestsWithin`: canonical records inside a bounding box
 //! (antimeridian-safe) or a GeoJSON polygon, newest first, as the plain lists page.
 
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
 use crate::domain::area::BoundingBox;
 use crate::domain::{ListParams, Page};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::records::geojson::Located;
 use crate::services::canonical::CanonicalRow;
@@ -111,7 +112,7 @@ impl WithinQuery {
     /// Feature holding one, longitude first, at most 10,000 positions), exactly one of the two;
     /// newest first. Without `status`, archived and withdrawn records are left out.
     /// `first` 1 to 500 (default 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn entities_within(
         &self,
         ctx: &Context<'_>,
@@ -125,7 +126,7 @@ impl WithinQuery {
     }
 
     /// Canonical listings inside a box or polygon (as `entitiesWithin`).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn listings_within(
         &self,
         ctx: &Context<'_>,
@@ -139,7 +140,7 @@ impl WithinQuery {
     }
 
     /// Canonical requests inside a box or polygon (as `entitiesWithin`).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn requests_within(
         &self,
         ctx: &Context<'_>,

@@ -1,6 +1,6 @@
 //! Transformer and ranker mutations (admin scope), over the same services as REST.
 
-use super::ctx_parts;
+use crate::graphql::machinery::context::ctx_parts;
 use crate::records::processing::{ProcessPendingResult, ProcessResult, RankerResult};
 use crate::services::{ranker, transformer};
 use async_graphql::{Context, Object, Result};
@@ -37,7 +37,7 @@ impl ProcessingMutation {
     }
 
     /// Recomputes every entity's scores.
-    #[graphql(complexity = "super::limits::edge_cost(None, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(None, child_complexity)")]
     async fn run_ranker_all(&self, ctx: &Context<'_>) -> Result<Vec<RankerResult>> {
         let (state, rctx) = ctx_parts(ctx);
         Ok(ranker::run_all(state, rctx).await?)

@@ -1,8 +1,9 @@
 //! `node(id)` and `canonicalRecord(id)`: answers for an id whatever it names, each record read
 //! through its own getter (a message or a term the caller may not see is `null`).
 
-use super::{ctx_parts, found};
 use crate::error::{AppError, AppResult};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::context::found;
 use crate::records::agents::{Agent, Principal};
 use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};

@@ -1,8 +1,8 @@
 //! `entitiesNear`, `listingsNear`, `requestsNear`: canonical records within a radius of a point,
 //! nearest first, each edge with its distance. Relay connections keyed on (distance, id).
 
-use super::ctx_parts;
 use crate::domain::Page;
+use crate::graphql::machinery::context::ctx_parts;
 use crate::records::canonical::Near;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::canonical::CanonicalRow;
@@ -84,7 +84,7 @@ pub struct NearbyQuery;
 impl NearbyQuery {
     /// Canonical entities within `radiusMeters` (1 to 100,000) of a point, nearest first
     /// (archived and withdrawn ones left out), `first` 1 to 500 (default 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn entities_near(
         &self,
         ctx: &Context<'_>,
@@ -105,7 +105,7 @@ impl NearbyQuery {
     }
 
     /// Canonical listings near a point, nearest first (as `entitiesNear`).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn listings_near(
         &self,
         ctx: &Context<'_>,
@@ -126,7 +126,7 @@ impl NearbyQuery {
     }
 
     /// Canonical requests near a point, nearest first (as `entitiesNear`).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn requests_near(
         &self,
         ctx: &Context<'_>,

@@ -3,9 +3,10 @@
 //! `services::review` and `services::merge` like REST and the admin CLI.
 
 use super::canonical::{load_agent, load_record};
-use super::loaders::{Cached, EntryLoader};
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::loaders::{Cached, EntryLoader};
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
@@ -22,7 +23,7 @@ use uuid::Uuid;
 impl ReviewItem {
     /// The entry waiting for review.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        super::request_loaders::loader::<Cached<EntryLoader>>(ctx)
+        crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx)
             .load_one(self.space_time_entry_id)
             .await
             .map_err(|e| (*e).clone())
@@ -48,7 +49,7 @@ pub struct ReviewQuery;
 impl ReviewQuery {
     /// Entries the transformer sent to review, newest first, each with why and the candidates
     /// it weighed (scores and their parts). Anyone may read it; `first` 1 to 500 (default 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn review_queue(
         &self,
         ctx: &Context<'_>,

@@ -6,9 +6,10 @@
 
 use super::batching::DataLoader;
 use super::loaders::LoadError;
-use super::{ctx_parts, request_loaders};
+use super::request_loaders;
 use crate::domain::area::BoundingBox;
 use crate::domain::{CanonicalTable, EntryStatus, ListParams};
+use crate::graphql::machinery::context::ctx_parts;
 use crate::records::canonical::ContributionFilter;
 use crate::records::feedback::NoteFilter;
 use crate::records::feedback::SignalFilter;

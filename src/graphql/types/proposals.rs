@@ -3,8 +3,9 @@
 //! `services::proposals` like REST and the admin CLI.
 
 use super::canonical::{load_agent, load_record};
-use super::loaders::{Cached, EntryLoader};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::loaders::{Cached, EntryLoader};
+use crate::graphql::machinery::paging;
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::entries::SpaceTimeEntry;
@@ -25,7 +26,7 @@ impl FieldProposal {
     }
     /// The entry that proposed the value first (linked to the record like any other).
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        super::request_loaders::loader::<Cached<EntryLoader>>(ctx)
+        crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx)
             .load_one(self.space_time_entry_id)
             .await
             .map_err(|e| (*e).clone())
@@ -69,7 +70,7 @@ impl ProposalQuery {
     /// first: each with the record's value and the proposed one, both with their evidence, and
     /// why it is contested. `status` open (the queue), accepted, dismissed or superseded; all
     /// when absent. Anyone may read it, like `reviewQueue`; `first` 1 to 500 (default 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn field_proposals(
         &self,
         ctx: &Context<'_>,

@@ -6,9 +6,9 @@
 //! connection (4403) with every subscription on it.
 
 use super::limits::LimitedSchema;
-use super::subscriptions::SubscriptionSlots;
 use crate::ctx::Ctx;
 use crate::error::AppError;
+use crate::graphql::types::subscriptions::SubscriptionSlots;
 use crate::http::bearer;
 use crate::state::AppState;
 use async_graphql::http::{
@@ -195,7 +195,7 @@ async fn connection_data(
         ctx.actor = Some(bearer(&state, authorization).await?);
         credential.set(authorization);
     }
-    let mut data = super::request_data(&state, ctx);
+    let mut data = crate::graphql::schema::request_data(&state, ctx);
     data.insert(SubscriptionSlots::default());
     Ok(data)
 }

@@ -3,9 +3,9 @@
 //! the subscriber's own visibility before it is sent.
 
 use super::canonical::load_record;
-use super::ctx_parts;
 use crate::domain::CanonicalTable;
 use crate::error::AppError;
+use crate::graphql::machinery::context::ctx_parts;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::messages::Message;
@@ -56,7 +56,7 @@ impl Subscription {
         let changes = changes(ctx).await?;
         Ok(changes.filter_map(move |event| async move {
             let id = events::own_entry(&event, agent_id)?;
-            super::request_loaders::forget(ctx);
+            crate::graphql::machinery::request_loaders::forget(ctx);
             entries::get(state, id).await.ok()
         }))
     }
@@ -105,7 +105,7 @@ impl Subscription {
         let changes = changes(ctx).await?;
         Ok(changes.filter_map(move |event| async move {
             let id = events::own_message(&event, agent_id)?;
-            super::request_loaders::forget(ctx);
+            crate::graphql::machinery::request_loaders::forget(ctx);
             messages::get(state, rctx, id).await.ok()
         }))
     }
@@ -117,7 +117,7 @@ async fn change(
     id: Uuid,
     distance_meters: Option<f64>,
 ) -> Option<CanonicalRecordChange> {
-    super::request_loaders::forget(ctx);
+    crate::graphql::machinery::request_loaders::forget(ctx);
     let record = load_record(ctx, table, id).await.ok()??;
     Some(CanonicalRecordChange {
         table,

@@ -1,8 +1,9 @@
 //! The committed trust certificate ledger on the graph.
 
 use super::canonical::load_agent;
-use super::dealing_loaders::{SignatureLoader, load_one};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::dealing_loaders::{SignatureLoader, load_one};
+use crate::graphql::machinery::paging;
 use crate::records::agents::Agent;
 use crate::records::certificates::CertificateFilter;
 use crate::records::certificates::{
@@ -42,11 +43,12 @@ impl CertificateQuery {
         id: Uuid,
     ) -> Result<Option<CommittedTrustCertificate>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(certificates::get(state, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(certificates::get(state, id).await)
+            .map_err(Into::into)
     }
 
     /// The public ledger, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn committed_trust_certificates(
         &self,
         ctx: &Context<'_>,

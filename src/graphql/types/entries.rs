@@ -1,11 +1,12 @@
 //! Space-time entry type, queries and mutations.
 
 use super::canonical::{contributions_of_entry, load_record};
-use super::loaders::AgentLoader;
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
 use crate::domain::DecimalInput;
 use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::loaders::AgentLoader;
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::LinkContribution;
@@ -24,20 +25,25 @@ use uuid::Uuid;
 impl SpaceTimeEntry {
     /// The agent that published this entry.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
-        let loader = super::request_loaders::loader::<super::loaders::Cached<AgentLoader>>(ctx);
+        let loader = crate::graphql::machinery::request_loaders::loader::<
+            crate::graphql::machinery::loaders::Cached<AgentLoader>,
+        >(ctx);
         loader
             .load_one(self.agent_id)
             .await
             .map_err(|e| (*e).clone())
     }
     /// Every link this entry contributed, oldest first.
-    #[graphql(complexity = "super::limits::edge_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]
     async fn contributions(
         &self,
         ctx: &Context<'_>,
         #[graphql(desc = "The oldest `first` (1 to 100, default 100).")] first: Option<i32>,
     ) -> Result<Vec<Arc<LinkContribution>>> {
-        super::limits::first_of(contributions_of_entry(ctx, self.id).await?, first)
+        crate::graphql::machinery::limits::first_of(
+            contributions_of_entry(ctx, self.id).await?,
+            first,
+        )
     }
     /// The canonical record this entry was linked to, if any.
     async fn canonical(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {
@@ -104,11 +110,11 @@ impl EntryQuery {
     /// One entry by id; null when it does not exist.
     async fn entry(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<SpaceTimeEntry>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(entries::get(state, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(entries::get(state, id).await).map_err(Into::into)
     }
 
     /// Entries, newest first, optionally by status.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn entries(
         &self,
         ctx: &Context<'_>,

@@ -1,10 +1,11 @@
 //! Notes, signals and the duplicate review queue.
 
 use super::canonical::{load_agent, load_record};
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
 use crate::domain::DecimalInput;
 use crate::domain::{NoteVisibility, SignalType};
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::feedback::NoteFilter;
@@ -73,7 +74,7 @@ pub struct FeedbackQuery;
 #[Object]
 impl FeedbackQuery {
     /// Notes visible to the caller, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn notes(
         &self,
         ctx: &Context<'_>,
@@ -96,7 +97,7 @@ impl FeedbackQuery {
     }
 
     /// Signals, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn signals(
         &self,
         ctx: &Context<'_>,
@@ -119,7 +120,7 @@ impl FeedbackQuery {
     }
 
     /// Reported duplicate pairs waiting for review (status open, confirmed or dismissed).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn duplicate_candidates(
         &self,
         ctx: &Context<'_>,

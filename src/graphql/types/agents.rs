@@ -1,10 +1,13 @@
 //! Agent and API key types, queries and mutations.
 
-use super::batching::DataLoader;
-use super::dealing_loaders::{CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group};
-use super::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
-use super::totals::{Counter, Total};
-use super::{ctx_parts, paging};
+use crate::graphql::machinery::batching::DataLoader;
+use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::dealing_loaders::{
+    CertificatesByAgent, SignaturesBySigner, TermsByCreator, load_group,
+};
+use crate::graphql::machinery::loaders::{AgentEntriesKey, EntriesByAgent, PrincipalLoader};
+use crate::graphql::machinery::paging;
+use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::{AccessToken, AgentRegistration, ApiKeyCreated};
 use crate::records::agents::{Agent, AgentCreate, ApiKey, ApiKeyCreate, Principal};
 use crate::records::certificates::CommittedTrustCertificate;
@@ -24,7 +27,7 @@ impl Agent {
     /// The values this agent's entries proposed for established identity fields that the
     /// records kept (field proposals), newest first; `status` as in `fieldProposals`. Public,
     /// like the review queue they sit in.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn field_proposals(
         &self,
         ctx: &Context<'_>,
@@ -50,7 +53,7 @@ impl Agent {
     /// entries are looked at (`complete` says whether that was all). Batched for a whole page of
     /// agents.
     #[expect(clippy::too_many_arguments, reason = "one per GraphQL argument")]
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn touched(
         &self,
         ctx: &Context<'_>,
@@ -84,11 +87,13 @@ impl Agent {
         let Some(id) = self.principal_id else {
             return Ok(None);
         };
-        let loader = super::request_loaders::loader::<super::loaders::Cached<PrincipalLoader>>(ctx);
+        let loader = crate::graphql::machinery::request_loaders::loader::<
+            crate::graphql::machinery::loaders::Cached<PrincipalLoader>,
+        >(ctx);
         loader.load_one(id).await.map_err(|e| (*e).clone())
     }
     /// Entries this agent published, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn entries(
         &self,
         ctx: &Context<'_>,
@@ -104,22 +109,23 @@ impl Agent {
             limit: params.limit,
             after: params.after,
         };
-        let page = super::request_loaders::loader::<DataLoader<EntriesByAgent>>(ctx)
-            .load_one(key)
-            .await
-            .map_err(|e| (*e).clone())?
-            .unwrap_or(crate::domain::Page {
-                items: Vec::new(),
-                has_next_page: false,
-            });
-        super::loaders::remember(ctx, &page.items).await;
+        let page =
+            crate::graphql::machinery::request_loaders::loader::<DataLoader<EntriesByAgent>>(ctx)
+                .load_one(key)
+                .await
+                .map_err(|e| (*e).clone())?
+                .unwrap_or(crate::domain::Page {
+                    items: Vec::new(),
+                    has_next_page: false,
+                });
+        crate::graphql::machinery::loaders::remember(ctx, &page.items).await;
         let counter = Counter::EntriesOf(self.id, status);
         Ok(paging::counted(page, |e| e.id, |e| e, after_given, counter))
     }
     /// This agent's newest `first` API keys (1 to 500, default 100; revoked keys included;
     /// metadata only: a raw key is shown once, when it is created): only for the agent itself
     /// (null for others).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn api_keys(&self, ctx: &Context<'_>, first: Option<i32>) -> Result<Option<Vec<ApiKey>>> {
         let (state, rctx) = ctx_parts(ctx);
         if rctx.actor.as_ref().map(|a| a.agent_id) != Some(self.id) {
@@ -129,7 +135,7 @@ impl Agent {
         Ok(Some(api_keys::list_mine(state, rctx, params).await?))
     }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn sent_messages(
         &self,
         ctx: &Context<'_>,
@@ -143,7 +149,7 @@ impl Agent {
         super::messages::own_messages(ctx, self, selection, first, after).await
     }
     /// Messages this agent received, newest first: only for the agent itself (null for others).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn received_messages(
         &self,
         ctx: &Context<'_>,
@@ -159,7 +165,7 @@ impl Agent {
         super::messages::own_messages(ctx, self, selection, first, after).await
     }
     /// Transaction terms this agent published that the caller may read, newest first (at most 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn transaction_terms(
         &self,
         ctx: &Context<'_>,
@@ -168,7 +174,7 @@ impl Agent {
         load_group::<TermsByCreator, _>(ctx, self.id, first).await
     }
     /// Signatures this agent made on terms the caller may read, newest first (at most 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn signatures(
         &self,
         ctx: &Context<'_>,
@@ -177,7 +183,7 @@ impl Agent {
         load_group::<SignaturesBySigner, _>(ctx, self.id, first).await
     }
     /// Certificates this agent committed, newest first (at most 100).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn certificates(
         &self,
         ctx: &Context<'_>,
@@ -195,11 +201,11 @@ impl AgentQuery {
     /// One agent by id; null when it does not exist.
     async fn agent(&self, ctx: &Context<'_>, id: Uuid) -> Result<Option<Agent>> {
         let (state, _) = ctx_parts(ctx);
-        super::found(agents::get(state, id).await).map_err(Into::into)
+        crate::graphql::machinery::context::found(agents::get(state, id).await).map_err(Into::into)
     }
 
     /// Agents, newest first.
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn agents(
         &self,
         ctx: &Context<'_>,
@@ -211,7 +217,7 @@ impl AgentQuery {
         let page = agents::list(state, paging::params(first, after)?)
             .await?
             .map(Arc::new);
-        super::loaders::remember(ctx, &page.items).await;
+        crate::graphql::machinery::loaders::remember(ctx, &page.items).await;
         Ok(paging::counted(
             page,
             |a| a.id,
@@ -229,7 +235,7 @@ impl AgentQuery {
 
     /// The calling agent's newest `first` API keys (1 to 500, default 100; revoked keys
     /// included; metadata only).
-    #[graphql(complexity = "super::limits::page_cost(first, child_complexity)")]
+    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
     async fn my_api_keys(&self, ctx: &Context<'_>, first: Option<i32>) -> Result<Vec<ApiKey>> {
         let (state, rctx) = ctx_parts(ctx);
         let params = paging::params(first, None)?;
