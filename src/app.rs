@@ -144,6 +144,7 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .routes(routes!(crate::web::graphiql::asset))
         .routes(routes!(crate::web::explorer::page))
         .routes(routes!(crate::web::explorer::asset))
+        .merge(crate::ogc::routes())
 }
 
 pub fn build_router(state: AppState) -> Router {

@@ -15,6 +15,7 @@
 //! - `rest`     /api/v1 handlers, strict extractors, the generated OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
 //! - `mcp`      the MCP endpoint: tools over the same services, docs and rubrics as resources
+//! - `ogc`      OGC API Features (/collections) for GIS clients, over the same services
 //! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
 //! - `telemetry` Prometheus metrics of this process (`/metrics`)
@@ -30,6 +31,7 @@ pub mod domain;
 pub mod error;
 pub mod graphql;
 pub mod mcp;
+pub mod ogc;
 pub mod records;
 pub mod rest;
 pub mod search;

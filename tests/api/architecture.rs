@@ -38,6 +38,7 @@ fn layers_below_services_do_not_name_transports() {
                 "crate::rest",
                 "crate::graphql",
                 "crate::mcp",
+                "crate::ogc",
                 "crate::web",
             ] {
                 assert!(
@@ -102,6 +103,7 @@ fn sql_lives_in_the_database_layer() {
         "rest",
         "graphql",
         "mcp",
+        "ogc",
         "web",
         "domain",
         "records",

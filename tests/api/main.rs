@@ -32,6 +32,7 @@ mod matching_recall;
 mod mcp;
 mod merges;
 mod offer_merges;
+mod ogc;
 mod openapi_document;
 mod principals;
 mod processes;
