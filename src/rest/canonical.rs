@@ -55,8 +55,8 @@ impl StatusQuery {
 
 const STATUS_LOC: &[&str] = &["query", "status"];
 
-#[utoipa::path(get, path = "/api/v1/entities", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+#[utoipa::path(get, path = "/api/v1/entities", tag = "canonical", params(StatusQuery, geojson::FormatQuery),
+    responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                content((Vec<Entity> = "application/json"), (FeatureCollection<Entity> = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_entities(
@@ -143,8 +143,8 @@ pub async fn unmerge_entity(
     merge::undo(&state, &ctx, id).await.map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+#[utoipa::path(get, path = "/api/v1/listings", tag = "canonical", params(StatusQuery, geojson::FormatQuery),
+    responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                content((Vec<Listing> = "application/json"), (FeatureCollection<Listing> = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_listings(
@@ -205,8 +205,8 @@ pub async fn unmerge_listing(
     merge::undo(&state, &ctx, id).await.map(Json)
 }
 
-#[utoipa::path(get, path = "/api/v1/requests", tag = "canonical", params(StatusQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+#[utoipa::path(get, path = "/api/v1/requests", tag = "canonical", params(StatusQuery, geojson::FormatQuery),
+    responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                content((Vec<CanonicalRequest> = "application/json"), (FeatureCollection<CanonicalRequest> = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_requests(

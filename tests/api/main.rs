@@ -18,6 +18,7 @@ mod evaluation;
 mod explorer;
 mod faults;
 mod feedback;
+mod geojson_format;
 mod graphql_api;
 mod graphql_compiled;
 mod graphql_documents;
