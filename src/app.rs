@@ -169,6 +169,10 @@ pub fn build_router(state: AppState) -> Router {
             state.clone(),
             rest::edge::edge,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            crate::cors::policy(&state.config),
+            crate::cors::cors,
+        ))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))
         // Outside the edge too: a panic there would otherwise reset the connection.

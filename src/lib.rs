@@ -16,6 +16,7 @@
 //! - `graphql`  the schema: types, loaders, queries, mutations, the /graphql endpoint
 //! - `mcp`      the MCP endpoint: tools over the same services, docs and rubrics as resources
 //! - `ogc`      OGC API Features (/collections) for GIS clients, over the same services
+//! - `cors`     CORS for the public read surface (`STRS_CORS_ORIGINS`)
 //! - `web`      HTML pages the server renders itself (/api-docs)
 //! - `app`      router, state construction, serve with graceful shutdown
 //! - `telemetry` Prometheus metrics of this process (`/metrics`)
@@ -25,6 +26,7 @@ pub mod alloc;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod cors;
 pub mod ctx;
 pub mod db;
 pub mod domain;

@@ -8,6 +8,7 @@ mod api_keys;
 mod architecture;
 mod attachments;
 mod configuration;
+mod cors;
 mod dealings;
 mod disk_full;
 mod docs_examples;
