@@ -144,6 +144,7 @@ fn api_router() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .routes(routes!(crate::web::graphiql::asset))
         .routes(routes!(crate::web::explorer::page))
         .routes(routes!(crate::web::explorer::asset))
+        .merge(crate::ogc::routes())
 }
 
 pub fn build_router(state: AppState) -> Router {
@@ -167,6 +168,10 @@ pub fn build_router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             crate::http::edge::edge,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            crate::http::cors::policy(&state.config),
+            crate::http::cors::cors,
         ))
         .with_state(state)
         .layer(DefaultBodyLimit::max(body_limit))

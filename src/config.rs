@@ -101,6 +101,18 @@ pub struct Config {
     #[arg(long, env = "STRS_MCP_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub mcp_allowed_origins: Vec<String>,
 
+    /// Browser origins allowed to read the public surface (tiles, TileJSON, search, OGC API
+    /// Features, GraphQL, `/` and `/openapi.json`) with CORS: `*` (the default) for any, a
+    /// comma-separated list (`https://maps.example.org`), or empty for none. Credentials are
+    /// never allowed (`cors.rs`).
+    #[arg(
+        long,
+        env = "STRS_CORS_ORIGINS",
+        value_delimiter = ',',
+        default_value = "*"
+    )]
+    pub cors_origins: Vec<String>,
+
     /// Read replicas (streaming standbys of `DATABASE_URL`), comma-separated. Reads that
     /// tolerate lag (lists, search, public reads, GraphQL queries) go to a replica in rotation;
     /// writes, credential lookups and an agent's reads just after its own writes go to the primary.
@@ -172,6 +184,7 @@ impl Config {
             ws_recheck_secs: 30,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
+            cors_origins: vec!["*".into()],
             replica_urls: Vec::new(),
             replica_max_lag_ms: 5_000,
             replica_check_ms: 1_000,
@@ -194,6 +207,9 @@ impl Config {
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {
+        for origin in &self.cors_origins {
+            crate::http::cors::check_origin(origin).map_err(anyhow::Error::msg)?;
+        }
         if let Some(secret) = &self.jwt_secret {
             anyhow::ensure!(
                 secret.expose().len() >= 32,

@@ -5,9 +5,10 @@
 //! - `rest`     /api/v1 handlers (canonical kinds written once, generic) and the OpenAPI document
 //! - `graphql`  the schema: types, loaders, queries, mutations, subscriptions, the /graphql endpoint
 //! - `mcp`      the MCP endpoint: tools over the same services, docs and rubrics as resources
+//! - `ogc`      OGC API Features (/collections) for GIS clients, over the same services
 //! - `web`      HTML pages the server renders itself (/, /api-docs, GraphiQL, the explorer)
 //! - `http`     the edge every adapter stands on: bodies and their limits, media types,
-//!   credentials → `Ctx`, the error response, JSON bodies, base URL, the edge middleware
+//!   credentials → `Ctx`, the error response, JSON bodies, base URL, the edge middleware, CORS
 //! - `services` every operation once; the adapters' only door to the data
 //! - `db`       all SQL, one file per table group; the embedded PostGIS cluster and its supervisor
 //! - `search`   search requests, the filter language, the one runtime SQL builder
@@ -36,6 +37,7 @@ pub mod error;
 pub mod graphql;
 pub mod http;
 pub mod mcp;
+pub mod ogc;
 pub mod records;
 pub mod rest;
 pub mod search;

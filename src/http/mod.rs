@@ -4,6 +4,7 @@
 //! never on each other.
 
 pub mod body;
+pub mod cors;
 pub mod credentials;
 pub mod edge;
 pub mod error_response;

@@ -105,8 +105,8 @@ macro_rules! kind_routes {
         paths: ($list_path:tt, $one_path:tt, $merge_path:tt, $unmerge_path:tt, $provenance_path:tt),
         id: $id:tt
     ) => {
-        #[utoipa::path(get, path = $list_path, tag = "canonical", params(StatusQuery),
-            responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+        #[utoipa::path(get, path = $list_path, tag = "canonical", params(StatusQuery, geojson::FormatQuery),
+            responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                        content((Vec<$record> = "application/json"), (FeatureCollection<$record> = "application/geo+json"))),
                       (status = 422, body = ValidationErrorBody)))]
         pub async fn $list(

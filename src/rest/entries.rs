@@ -68,8 +68,8 @@ pub struct EntryListQuery {
     pub limit: Option<i64>,
 }
 
-#[utoipa::path(get, path = "/api/v1/space-time-entries", tag = "space-time-entries", params(EntryListQuery),
-    responses((status = 200, description = "Newest first; `Accept: application/geo+json` gives a FeatureCollection",
+#[utoipa::path(get, path = "/api/v1/space-time-entries", tag = "space-time-entries", params(EntryListQuery, geojson::FormatQuery),
+    responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                content((Vec<SpaceTimeEntry> = "application/json"), (FeatureCollection<SpaceTimeEntry> = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_entries(

@@ -11,8 +11,8 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 
-#[utoipa::path(get, path = "/api/v1/search", tag = "search", operation_id = "search_records", params(SearchInput),
-    responses((status = 200, description = "Ranked hits; `Accept: application/geo+json` gives them as a FeatureCollection",
+#[utoipa::path(get, path = "/api/v1/search", tag = "search", operation_id = "search_records", params(SearchInput, super::geojson::FormatQuery),
+    responses((status = 200, description = "Ranked hits; `f=geojson` or `Accept: application/geo+json` gives them as a FeatureCollection",
                content((SearchResponse = "application/json"), (SearchFeatureCollection = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody), (status = 429, body = super::ErrorBody)))]
 pub async fn search(

@@ -19,8 +19,9 @@ pub struct LandingPage {
 }
 
 /// One surface. `rel` is `self`, `alternate` (the HTML page), `service-desc` (the OpenAPI
-/// document), `service-doc` (the HTML documentation), or one of `rest`, `graphql`, `graphiql`,
-/// `mcp`, `explorer`, `tiles`, `metrics`, `health`, `ready`.
+/// document), `service-doc` (the HTML documentation), `conformance` and `data` (OGC API
+/// Features), or one of `rest`, `graphql`, `graphiql`, `mcp`, `explorer`, `tiles`, `metrics`,
+/// `health`, `ready`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct LandingLink {
     /// Absolute when the request named a plain `Host`, otherwise a path.
@@ -54,7 +55,7 @@ const DESCRIPTION: &str = "Public, sourced records tied to place, time and inten
     trust certificates.";
 
 /// (path, rel, media type, title): every surface, in the order the page lists them.
-const SURFACES: [(&str, &str, &str, &str); 12] = [
+const SURFACES: [(&str, &str, &str, &str); 14] = [
     (
         "/api/v1/public",
         "rest",
@@ -72,6 +73,18 @@ const SURFACES: [(&str, &str, &str, &str); 12] = [
         "service-doc",
         "text/html",
         "Documentation: quick start, guides and the reference of every operation",
+    ),
+    (
+        "/conformance",
+        "conformance",
+        "application/json",
+        "OGC API Features: the conformance classes this server implements",
+    ),
+    (
+        "/collections",
+        "data",
+        "application/json",
+        "OGC API Features: entities, listings and requests as GeoJSON collections (QGIS, GDAL)",
     ),
     (
         "/graphql",

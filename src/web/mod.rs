@@ -7,5 +7,5 @@ pub mod api_docs;
 pub mod explorer;
 pub mod graphiql;
 pub mod landing;
-mod layout;
+pub(crate) mod layout;
 mod reference;

@@ -39,7 +39,9 @@ fn layers_below_services_do_not_name_transports() {
                 "crate::rest",
                 "crate::graphql",
                 "crate::mcp",
+                "crate::ogc",
                 "crate::web",
+                "crate::ogc",
                 "crate::http",
                 "crate::app",
             ] {
@@ -105,6 +107,7 @@ fn sql_lives_in_the_database_layer() {
         "rest",
         "graphql",
         "mcp",
+        "ogc",
         "web",
         "domain",
         "records",
@@ -198,8 +201,8 @@ fn code_lines(layers: &[&str]) -> Vec<(std::path::PathBuf, String)> {
 }
 
 #[test]
-fn graphql_mcp_and_web_stand_on_the_http_floor_not_on_rest() {
-    for (file, line) in code_lines(&["graphql", "mcp", "web", "http"]) {
+fn graphql_mcp_ogc_and_web_stand_on_the_http_floor_not_on_rest() {
+    for (file, line) in code_lines(&["graphql", "mcp", "ogc", "web", "http"]) {
         assert!(
             !line.contains("crate::rest"),
             "{} names crate::rest: {line}",
@@ -210,7 +213,7 @@ fn graphql_mcp_and_web_stand_on_the_http_floor_not_on_rest() {
 
 #[test]
 fn adapters_reach_the_database_only_through_services() {
-    for (file, line) in code_lines(&["rest", "graphql", "mcp", "web", "http"]) {
+    for (file, line) in code_lines(&["rest", "graphql", "mcp", "ogc", "web", "http"]) {
         assert!(
             !line.contains("crate::db"),
             "{} names crate::db: {line}",
@@ -223,7 +226,7 @@ fn adapters_reach_the_database_only_through_services() {
 /// document, say) would make a circle. What an adapter needs from the assembly is handed to it.
 #[test]
 fn adapters_and_the_http_floor_never_call_the_application() {
-    for (file, line) in code_lines(&["rest", "graphql", "mcp", "web", "http"]) {
+    for (file, line) in code_lines(&["rest", "graphql", "mcp", "ogc", "web", "http"]) {
         assert!(
             !line.contains("crate::app::"),
             "{} names crate::app: {line}",
@@ -236,7 +239,13 @@ fn adapters_and_the_http_floor_never_call_the_application() {
 #[test]
 fn the_http_floor_names_no_adapter() {
     for (file, line) in code_lines(&["http"]) {
-        for adapter in ["crate::graphql", "crate::mcp", "crate::web", "crate::rest"] {
+        for adapter in [
+            "crate::graphql",
+            "crate::mcp",
+            "crate::ogc",
+            "crate::web",
+            "crate::rest",
+        ] {
             assert!(
                 !line.contains(adapter),
                 "{} names {adapter}: {line}",
