@@ -104,7 +104,7 @@ pub struct Config {
     /// Browser origins allowed to read the public surface (tiles, TileJSON, search, OGC API
     /// Features, GraphQL, `/` and `/openapi.json`) with CORS: `*` (the default) for any, a
     /// comma-separated list (`https://maps.example.org`), or empty for none. Credentials are
-    /// never allowed (`cors.rs`).
+    /// never allowed (`http/cors.rs`).
     #[arg(
         long,
         env = "STRS_CORS_ORIGINS",

@@ -24,7 +24,10 @@ pub enum ListFormat {
 /// The `f` parameter as the OpenAPI document lists it (read by `WantsGeoJson`).
 #[derive(Debug, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-#[expect(dead_code, reason = "documents `f` in OpenAPI; WantsGeoJson reads it from the query text")]
+#[expect(
+    dead_code,
+    reason = "documents `f` in OpenAPI; WantsGeoJson reads it from the query text"
+)]
 pub struct FormatQuery {
     /// `geojson` for a FeatureCollection (`application/geo+json`), `json` for plain JSON;
     /// overrides the `Accept` header.
