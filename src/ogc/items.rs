@@ -39,7 +39,8 @@ pub struct ItemsParams {
     /// `2026-11-01T10:00:00Z`, a date (`2026-11-01`, that whole day), `start/end`, `start/..` or
     /// `../end`. Bounds are inclusive.
     datetime: Option<String>,
-    /// Features per page: default 100, at most 1000 (a larger value is lowered to 1000).
+    /// Features per page: default 100, at most 1000 (a larger value is lowered to 1000; one past
+    /// a 64-bit integer is malformed, 400).
     #[param(minimum = 1)]
     limit: Option<i64>,
     /// Where the page starts: copy it from a `next` or `prev` link; it means nothing else.

@@ -35,7 +35,11 @@ pub fn limit(text: Option<&str>) -> Result<i64, OgcError> {
     };
     let limit = match text.parse::<i64>() {
         Ok(n) => n,
-        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => MAX_LIMIT,
+        // Past a 64-bit integer the number is malformed, as the OpenAPI document says (int64);
+        // a large but valid number is lowered to the maximum, as the standard allows.
+        Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(bad_parameter("limit", "must fit in a 64-bit integer"));
+        }
         Err(_) => return Err(bad_parameter("limit", "must be a whole number")),
     };
     if limit < 1 {
@@ -178,8 +182,8 @@ mod tests {
     fn limit_is_clamped_above_and_refused_below() {
         assert_eq!(limit(None).ok(), Some(DEFAULT_LIMIT));
         assert_eq!(limit(Some("5000")).ok(), Some(MAX_LIMIT));
-        assert_eq!(limit(Some("99999999999999999999999")).ok(), Some(MAX_LIMIT));
-        for bad in ["0", "-1", "ten", "", "1.5"] {
+        assert_eq!(limit(Some("9223372036854775807")).ok(), Some(MAX_LIMIT));
+        for bad in ["0", "-1", "ten", "", "1.5", "9223372036854775808"] {
             assert!(limit(Some(bad)).is_err(), "{bad}");
         }
     }
