@@ -31,12 +31,10 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use serde_json::{Value, json};
-use spacetime_records::config::Config;
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::EmbeddedCluster;
 use spacetime_records::domain::CanonicalTable;
 use spacetime_records::{app, db};
 use sqlx::PgPool;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
@@ -101,13 +99,7 @@ struct Workload {
 
 fn main() -> anyhow::Result<()> {
     spacetime_records::alloc::tune();
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -117,17 +109,9 @@ async fn run() -> anyhow::Result<()> {
         concurrency: env_or("BENCH_API_CONCURRENCY", 8),
         rounds: env_or("BENCH_API_ROUNDS", 2_usize).max(1),
     };
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-pg");
-    let cluster = tokio::task::spawn_blocking(move || {
-        EmbeddedCluster::ensure_running(&dir, None, Durability::Full)
-    })
-    .await??;
+    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
     let pool = prepare_database(&cluster, settings.entities).await?;
-    let mut config =
-        Config::for_data_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"));
-    config.jwt_secret = Some("bench-secret-bench-secret-bench-secret".into());
-    config.db_max_connections = (settings.concurrency as u32 * 2).max(8);
-    let state = app::build_state(config, &cluster.url(DATABASE)).await?;
+    let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
     let router = app::build_router(state.clone());
     seed_provenance(&router, &state).await?;
     // Statement counts need pg_stat_statements preloaded (test clusters are; a `serve` cluster is

@@ -27,7 +27,7 @@ use support::process::env_or;
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::EmbeddedCluster;
 use spacetime_records::topology::{self, ServerProcess, ServerSettings};
 use sqlx::{Connection, PgPool};
 use std::path::{Path, PathBuf};
@@ -42,13 +42,7 @@ const ENTRY_PLAN: usize = 120_000;
 const MARK: &str = "strs-hot-mark:";
 
 fn main() -> anyhow::Result<()> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 struct Settings {
@@ -98,13 +92,9 @@ async fn run() -> anyhow::Result<()> {
     if Command::new("wrk").arg("--version").output().is_err() {
         bail!("wrk is not installed (Debian package `wrk`)");
     }
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-hot");
+    let root = support::start::kept("bench-hot");
     std::fs::create_dir_all(&root)?;
-    let pg_dir = root.join("pg");
-    let cluster = tokio::task::spawn_blocking(move || {
-        EmbeddedCluster::ensure_running(&pg_dir, None, Durability::Full)
-    })
-    .await??;
+    let cluster = support::start::cluster_in(root.join("pg")).await?;
     support::seeded::fresh_copy(&cluster, DATABASE, TEMPLATE, SEED, entities).await?;
     let pool = spacetime_records::db::connect(&cluster.url(DATABASE), 2).await?;
     let bodies = root.join("entries.jsonl");

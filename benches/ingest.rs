@@ -26,12 +26,11 @@ use serde_json::{Value, json};
 use spacetime_records::app;
 use spacetime_records::config::Config;
 use spacetime_records::db;
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
 use spacetime_records::services::transformer;
 use spacetime_records::state::AppState;
 use spacetime_records::transform::normalize::name_key;
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -52,15 +51,7 @@ const DEFAULT_SEED: u64 = 20_261_121;
 
 fn main() -> anyhow::Result<()> {
     // `cargo bench` passes `--bench` (and any filter); there is nothing to filter here.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn,sqlx=error".to_string()),
-        )
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 struct Settings {
@@ -94,12 +85,6 @@ fn settings() -> anyhow::Result<Settings> {
     })
 }
 
-/// `target/` (the parent of the target tmp dir cargo gives benches).
-fn target_dir() -> PathBuf {
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    tmp.parent().map(Path::to_path_buf).unwrap_or(tmp)
-}
-
 /// The URL of `database` on the same server as `url`.
 fn with_database(url: &str, database: &str) -> String {
     let (base, query) = url
@@ -121,12 +106,7 @@ async fn run() -> anyhow::Result<()> {
 
     // 1. Cluster and a fresh database.
     let started = Instant::now();
-    let pg_dir = target_dir().join("bench-pg");
-    let cluster = tokio::task::spawn_blocking({
-        let pg_dir = pg_dir.clone();
-        move || EmbeddedCluster::ensure_running(&pg_dir, None, Durability::Full)
-    })
-    .await??;
+    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
     let admin_url = cluster.url("postgres");
     let admin = db::connect(&admin_url, 1).await?;
     sqlx::query(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
@@ -146,7 +126,7 @@ async fn run() -> anyhow::Result<()> {
     .fetch_all(&admin)
     .await?;
     admin.close().await;
-    let mut config = Config::for_data_dir(target_dir().join("bench-data"));
+    let mut config = Config::for_data_dir(support::start::kept("bench-data"));
     config.jwt_secret = Some("bench-secret-bench-secret-bench-secret-0123".into());
     config.transformer_worker = false;
     config.db_max_connections = 16;

@@ -40,13 +40,7 @@ const SLOT: &str = "strs_bench_scale_replica";
 const ENTRY_PLAN: usize = 100_000;
 
 fn main() -> anyhow::Result<()> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 /// What one client does next.
@@ -86,12 +80,8 @@ async fn run() -> anyhow::Result<()> {
         .try_into()
         .map_err(|_| anyhow::anyhow!("BENCH_SCALE_MIX needs three numbers"))?;
 
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-scale");
-    let primary_dir = root.join("primary");
-    let primary = tokio::task::spawn_blocking(move || {
-        EmbeddedCluster::ensure_running(&primary_dir, None, Durability::Full)
-    })
-    .await??;
+    let root = support::start::kept("bench-scale");
+    let primary = support::start::cluster_in(root.join("primary")).await?;
     let primary_url = primary.url(DATABASE);
     let pool = prepare_database(&primary, entities).await?;
     let replica_dir = root.join("replica");

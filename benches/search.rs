@@ -23,12 +23,10 @@ use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use spacetime_records::config::Config;
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::EmbeddedCluster;
 use spacetime_records::search::{Param, SearchInput, SearchRequest};
 use spacetime_records::{app, db, search};
 use sqlx::PgPool;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
@@ -72,13 +70,7 @@ impl Shape {
 }
 
 fn main() -> anyhow::Result<()> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 async fn run() -> anyhow::Result<()> {
@@ -88,17 +80,9 @@ async fn run() -> anyhow::Result<()> {
         concurrency: env_or("BENCH_SEARCH_CONCURRENCY", 4),
         rounds: env_or("BENCH_SEARCH_ROUNDS", 3_usize).max(1),
     };
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-pg");
-    let cluster = tokio::task::spawn_blocking(move || {
-        EmbeddedCluster::ensure_running(&dir, None, Durability::Full)
-    })
-    .await??;
+    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
     let pool = prepare_database(&cluster, settings.entities).await?;
-    let mut config =
-        Config::for_data_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"));
-    config.jwt_secret = Some("bench-secret-bench-secret-bench-secret".into());
-    config.db_max_connections = (settings.concurrency as u32 * 2).max(8);
-    let state = app::build_state(config, &cluster.url(DATABASE)).await?;
+    let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
     let router = app::build_router(state.clone());
     let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
     let shapes: Vec<Shape> = shapes(&pool)

@@ -17,3 +17,5 @@ pub mod postgraphile;
 pub mod process;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod seeded;
+#[allow(dead_code, reason = "each bench target uses a different part")]
+pub mod start;

@@ -1,0 +1,46 @@
+//! How every bench starts: its `main` (log filter, runtime), the PostgreSQL clusters kept under
+//! `target/` between runs, and the in-process application the closed-loop benches drive.
+
+use spacetime_records::app;
+use spacetime_records::config::Config;
+use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::state::AppState;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+
+/// Warnings only (`RUST_LOG` overrides), then `run` on a multi-threaded runtime.
+pub fn block_on(run: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()> {
+    let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "warn,sqlx=error".to_string());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run)
+}
+
+/// `target/<name>` (the parent of the tmp dir cargo gives benches, so `CARGO_TARGET_DIR` is
+/// honoured): where seeded databases outlive a run.
+pub fn kept(name: &str) -> PathBuf {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent()
+        .map(Path::to_path_buf)
+        .unwrap_or(tmp)
+        .join(name)
+}
+
+/// The cluster in `dir`, started unless it is already running; fsync on, as in production.
+pub async fn cluster_in(dir: PathBuf) -> anyhow::Result<EmbeddedCluster> {
+    tokio::task::spawn_blocking(move || {
+        EmbeddedCluster::ensure_running(&dir, None, Durability::Full)
+    })
+    .await?
+}
+
+/// The application in this process over `database_url`, its pool sized for `clients`
+/// closed-loop clients (two connections each, at least eight).
+pub async fn in_process(database_url: &str, clients: usize) -> anyhow::Result<AppState> {
+    let mut config = Config::for_data_dir(kept("bench-data"));
+    config.jwt_secret = Some("bench-secret-bench-secret-bench-secret".into());
+    config.db_max_connections = u32::try_from(clients * 2).unwrap_or(u32::MAX).max(8);
+    app::build_state(config, database_url).await
+}
