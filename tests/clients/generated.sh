@@ -4,39 +4,19 @@
 # are failures) and a TypeScript client (npm @hey-api/openapi-ts: fetch client, types, zod
 # validators) into target/clients/, type-checks the TypeScript driver with tsc, and runs the
 # recommended agent flow with each (tests/clients/python/flow.py, tests/clients/ts/flow.ts).
-# The server is built here and started on a free loopback port over a throw-away data directory.
+# The server comes from tests/clients/serve.sh (a free loopback port, a throw-away data directory).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo="$(pwd)"
 
 bin="$(.ci/python-env)"
 (cd tests/clients/ts && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-cargo build --locked --quiet
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/strs-clients.XXXXXX")"
-chmod 755 "$work"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-base="http://127.0.0.1:$port"
-STRS_DATA_DIR="$work/data" STRS_BIND="127.0.0.1:$port" RUST_LOG=warn \
-  target/debug/spacetime-records >"$work/server.log" 2>&1 &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. tests/clients/serve.sh clients "Generated Clients"
 fail() {
   echo "clients: $1; server log follows" >&2
   tail -n 50 "$work/server.log" >&2
   exit 1
 }
-
-for _ in $(seq 1 120); do
-  curl -sf "$base/ready" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -sf "$base/ready" >/dev/null || fail "the server did not become ready"
 
 out="$repo/target/clients"
 rm -rf "$out"

@@ -1,7 +1,8 @@
-# Sourced by the client checks (mcp-conformance/conformance.sh, graphql-http/audit.sh,
-# mcp-python.sh): builds the server, starts it on a free loopback port over a throw-away data
+# Sourced by the checks that drive a real server (tests/clients/*, tests/contract/schemathesis.sh,
+# tests/browser/explorer.sh): builds the server, starts it on a free loopback port over a throw-away data
 # directory (removed on exit), waits until it is ready and registers an agent. Sets `work`,
-# `port`, `base`, `server` and `key`; the caller's cleanup runs `stop_server`.
+# `port`, `base`, `server` and `key`; the caller's cleanup runs `stop_server`. The server inherits
+# the caller's environment: export STRS_* settings before sourcing to change them.
 # Usage: . tests/clients/serve.sh "<check name>" "<agent display name>"
 check_name="$1"
 agent_name="$2"

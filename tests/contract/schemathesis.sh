@@ -14,35 +14,9 @@ seed="${STRS_CONTRACT_SEED:-20261124}"
 seed_args=()
 if [ "$seed" != "random" ]; then seed_args=(--seed "$seed"); fi
 bin="$(.ci/python-env)"
-cargo build --locked --quiet
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/strs-contract.XXXXXX")"
-chmod 755 "$work"
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-base="http://127.0.0.1:$port"
-
 # Generous rate limits: the fuzzer sends thousands of writes a minute from one address.
-STRS_DATA_DIR="$work/data" STRS_BIND="127.0.0.1:$port" \
-  STRS_ANON_WRITES_PER_MINUTE=1000000 STRS_MESSAGES_PER_HOUR=1000000 \
-  STRS_REGISTRATIONS_PER_HOUR=1000000 RUST_LOG=warn \
-  target/debug/spacetime-records >"$work/server.log" 2>&1 &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-for _ in $(seq 1 120); do
-  curl -sf "$base/ready" >/dev/null 2>&1 && break
-  sleep 0.5
-done
-curl -sf "$base/ready" >/dev/null || { echo "contract: the server did not become ready" >&2; cat "$work/server.log" >&2; exit 1; }
-
-key="$(curl -sf -X POST "$base/api/v1/agents/register" -H 'content-type: application/json' \
-  -d '{"agent_type": "api_agent", "display_name": "Contract Fuzzer"}' \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["api_key"])')"
+export STRS_ANON_WRITES_PER_MINUTE=1000000 STRS_MESSAGES_PER_HOUR=1000000 STRS_REGISTRATIONS_PER_HOUR=1000000
+. tests/clients/serve.sh contract "Contract Fuzzer"
 
 # GraphQL runs as an operator, so that admin mutations are exercised rather than refused.
 admin_key="$(STRS_DATA_DIR="$work/data" target/debug/spacetime-records admin create-key --display-name "Contract Operator" \
