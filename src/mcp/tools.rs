@@ -5,6 +5,7 @@ use super::schema::{self, Schemas};
 use crate::ctx::Ctx;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::{AppError, AppResult, FieldError, LocPart};
+use crate::records::entries::EntryCreate;
 use crate::records::evaluation::RubricEvaluation;
 use crate::records::messages::{Message, MessageCreate};
 use crate::records::terms::{
@@ -13,7 +14,7 @@ use crate::records::terms::{
 use crate::search::SearchInput;
 use crate::services::canonical::RecordWithProvenance;
 use crate::services::docs::ContextRubric;
-use crate::services::entries::{EntryCreate, EntryWithContributions};
+use crate::services::entries::EntryWithContributions;
 use crate::services::search::SearchResponse;
 use crate::services::{canonical, docs, entries, evaluation, messages, search, terms};
 use crate::state::AppState;

@@ -1,6 +1,7 @@
 //! Space-time entries and their attachments.
 
-use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType, LinkType};
+use crate::domain::{CanonicalTable, DecimalInput, EntryIntent, EntryStatus, EntryType, LinkType};
+use crate::domain::{decimal, json};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -66,4 +67,55 @@ pub struct SpaceTimeEntry {
     pub processed_at_tstamp_utc: Option<DateTime<Utc>>,
     pub created_at_tstamp_utc: DateTime<Utc>,
     pub updated_at_tstamp_utc: DateTime<Utc>,
+}
+
+/// Body of POST /api/v1/space-time-entries and input of `createSpaceTimeEntry`. The author is the
+/// bearer's agent; attachments need REST multipart.
+#[derive(Debug, Deserialize, ToSchema, async_graphql::InputObject)]
+#[serde(deny_unknown_fields)]
+#[graphql(name = "SpaceTimeEntryInput")]
+pub struct EntryCreate {
+    pub entry_type: EntryType,
+    /// -90 to 90; a number or a decimal string.
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(value_type = DecimalInput)]
+    pub latitude: Decimal,
+    /// -180 to 180; a number or a decimal string.
+    #[serde(deserialize_with = "decimal::deserialize")]
+    #[schema(value_type = DecimalInput)]
+    pub longitude: Decimal,
+    #[serde(default)]
+    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub source_type: Option<String>,
+    #[serde(default)]
+    pub source_ref: Option<String>,
+    #[serde(default)]
+    pub entry_subtype: Option<String>,
+    #[serde(default)]
+    pub entry_intent: Option<EntryIntent>,
+    #[serde(default)]
+    pub target_canonical_table: Option<CanonicalTable>,
+    #[serde(default)]
+    pub target_canonical_id: Option<Uuid>,
+    /// Computed from the point when absent.
+    #[serde(default)]
+    pub geohash: Option<String>,
+    #[serde(default)]
+    pub location_text: Option<String>,
+    #[serde(default)]
+    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
+    /// Unique per agent; a repeat is a conflict (409; CONFLICT in GraphQL) naming the existing entry.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
+    /// A JSON object, at most 256 KiB.
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<Value>,
+    /// 0 to 1, default 0.5; a number or a decimal string.
+    #[serde(default, deserialize_with = "decimal::deserialize_option")]
+    #[schema(value_type = Option<DecimalInput>)]
+    pub score_confidence: Option<Decimal>,
 }

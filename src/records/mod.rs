@@ -3,9 +3,9 @@
 //! GraphQL object (`async_graphql::SimpleObject` with `#[graphql(complex)]`; its graph edges are
 //! added in `graphql/` by `#[ComplexObject]` blocks). Responses built by services (a search
 //! hit, a registration, a new key, an access token) live here too, so that GraphQL answers with
-//! the very struct REST serialises. Create bodies are input shapes: REST and MCP parse the
-//! service's own type (`services::entries::EntryCreate`, ...); GraphQL's input objects convert
-//! into it.
+//! the very struct REST serialises. Create bodies are written once too: the body REST and MCP parse
+//! is GraphQL's input object (`entries::EntryCreate` is `SpaceTimeEntryInput`), its decimals
+//! taking a number or a decimal string on every transport.
 //!
 //! This module only declares shapes: no SQL, no I/O, no resolver. Deriving a transport's traits
 //! here is allowed; naming its runtime (`Context`, handlers, routers) is not

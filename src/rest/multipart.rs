@@ -4,8 +4,9 @@
 
 use crate::error::{AppError, FieldError, LocPart};
 use crate::http::parse_json;
+use crate::records::entries::EntryCreate;
 use crate::services::entries::{
-    EntryCreate, MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MULTIPART_BYTES, Upload,
+    MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MULTIPART_BYTES, Upload,
 };
 use crate::state::AppState;
 use axum::extract::multipart::MultipartError;

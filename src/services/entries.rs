@@ -3,17 +3,13 @@
 use crate::ctx::Ctx;
 use crate::db::entries::{self as db, Attachment, NewEntry, SpaceTimeEntry};
 use crate::domain::validation::is_unit_interval;
-use crate::domain::{
-    CanonicalTable, DecimalInput, EntryIntent, EntryStatus, EntryType, ListParams, Page,
-    Violations, scopes,
-};
+use crate::domain::{DecimalInput, EntryIntent, EntryStatus, ListParams, Page, Violations, scopes};
 use crate::error::{AppError, AppResult};
+use crate::records::entries::EntryCreate;
 use crate::state::AppState;
 use crate::storage::{BlobStore, media};
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use rust_decimal::Decimal;
-use serde::Deserialize;
-use serde_json::{Map, Value};
 use uuid::Uuid;
 
 pub const MAX_ATTACHMENTS: usize = 16;
@@ -25,49 +21,6 @@ pub const MAX_CLOCK_SKEW_MINUTES: i64 = 5;
 /// A validity window may lie ahead (an offer starting next month), but not beyond this horizon.
 pub const MAX_VALIDITY_AHEAD_DAYS: i64 = 3653;
 
-/// Body of POST /api/v1/space-time-entries. The author is the bearer's agent.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct EntryCreate {
-    pub entry_type: EntryType,
-    /// -90 to 90; a number or a decimal string.
-    pub latitude: DecimalInput,
-    /// -180 to 180; a number or a decimal string.
-    pub longitude: DecimalInput,
-    #[serde(default)]
-    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
-    #[serde(default)]
-    pub source_type: Option<String>,
-    #[serde(default)]
-    pub source_ref: Option<String>,
-    #[serde(default)]
-    pub entry_subtype: Option<String>,
-    #[serde(default)]
-    pub entry_intent: Option<EntryIntent>,
-    #[serde(default)]
-    pub target_canonical_table: Option<CanonicalTable>,
-    #[serde(default)]
-    pub target_canonical_id: Option<Uuid>,
-    /// Computed from the point when absent.
-    #[serde(default)]
-    pub geohash: Option<String>,
-    #[serde(default)]
-    pub location_text: Option<String>,
-    #[serde(default)]
-    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
-    #[serde(default)]
-    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
-    /// Unique per agent; a repeat answers 409 with the existing entry's id.
-    #[serde(default)]
-    pub idempotency_key: Option<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<Object>)]
-    pub context: Option<Map<String, Value>>,
-    /// 0 to 1, default 0.5.
-    #[serde(default)]
-    pub score_confidence: Option<DecimalInput>,
-}
-
 /// One uploaded file, before it is checked and stored.
 pub struct Upload {
     pub filename: Option<String>,
@@ -77,8 +30,8 @@ pub struct Upload {
 
 pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> AppResult<NewEntry> {
     let mut v = Violations::at(loc);
-    let latitude = input.latitude.to_f64();
-    let longitude = input.longitude.to_f64();
+    let latitude = DecimalInput(input.latitude).to_f64();
+    let longitude = DecimalInput(input.longitude).to_f64();
     v.check(
         (-90.0..=90.0).contains(&latitude),
         "latitude",
@@ -91,7 +44,7 @@ pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> App
         "must be between -180 and 180",
         "range",
     );
-    let confidence = input.score_confidence.map_or(Decimal::new(5, 1), |d| d.0);
+    let confidence = input.score_confidence.unwrap_or(Decimal::new(5, 1));
     v.check(
         is_unit_interval(&confidence),
         "score_confidence",
@@ -153,7 +106,8 @@ pub(crate) fn validated(input: EntryCreate, agent_id: Uuid, loc: &[&str]) -> App
     ] {
         v.check_len(value.as_deref(), field, 1, max);
     }
-    let context = Value::Object(input.context.unwrap_or_default());
+    crate::domain::json::check_object(&mut v, "context", &input.context);
+    let context = crate::domain::json::object_or_empty(input.context);
     v.check(
         context.to_string().len() <= MAX_CONTEXT_BYTES,
         "context",

@@ -3,10 +3,11 @@
 //! rubric's rules (`transform::usefulness`).
 
 use super::docs;
-use super::entries::{self, EntryCreate};
+use super::entries;
 use crate::db::canonical;
 use crate::domain::CanonicalTable;
 use crate::error::{AppError, AppResult};
+use crate::records::entries::EntryCreate;
 use crate::records::evaluation::RubricEvaluation;
 use crate::state::AppState;
 use crate::transform::usefulness::{self, Draft, RubricView};

@@ -1,6 +1,6 @@
 //! Context rubrics and agent documentation, the same as the public REST documentation routes.
 
-use super::entries::SpaceTimeEntryInput;
+use crate::records::entries::EntryCreate;
 use crate::records::evaluation::RubricEvaluation;
 use crate::services::{docs, evaluation};
 use crate::state::AppState;
@@ -32,14 +32,14 @@ impl DocsQuery {
     async fn evaluate_entry_draft(
         &self,
         ctx: &Context<'_>,
-        draft: SpaceTimeEntryInput,
+        draft: EntryCreate,
     ) -> Result<RubricEvaluation> {
         let state = ctx.data_unchecked::<AppState>();
         let entry_type = draft.entry_type.as_str();
         Ok(evaluation::evaluate_draft(
             state,
             entry_type,
-            draft.into(),
+            draft,
             &["draft", "entryType"],
             &["draft"],
         )

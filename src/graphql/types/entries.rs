@@ -1,8 +1,7 @@
 //! Space-time entry type, queries and mutations.
 
 use super::canonical::{contributions_of_entry, load_record};
-use crate::domain::DecimalInput;
-use crate::domain::{CanonicalTable, EntryIntent, EntryStatus, EntryType};
+use crate::domain::EntryStatus;
 use crate::graphql::machinery::context::ctx_parts;
 use crate::graphql::machinery::loaders::AgentLoader;
 use crate::graphql::machinery::paging;
@@ -10,13 +9,10 @@ use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::canonical::LinkContribution;
-use crate::records::entries::SpaceTimeEntry;
+use crate::records::entries::{EntryCreate, SpaceTimeEntry};
 use crate::services::entries;
 use async_graphql::connection::Connection;
-use async_graphql::{ComplexObject, Context, InputObject, Json, Object, Result};
-use chrono::{DateTime, Utc};
-use rust_decimal::Decimal;
-use serde_json::{Map, Value};
+use async_graphql::{ComplexObject, Context, Object, Result};
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -50,54 +46,6 @@ impl SpaceTimeEntry {
         match (self.canonical_table, self.canonical_id) {
             (Some(table), Some(id)) => load_record(ctx, table, id).await,
             _ => Ok(None),
-        }
-    }
-}
-
-/// Fields of a new entry (the JSON body of POST /api/v1/space-time-entries; attachments need REST multipart).
-#[derive(InputObject)]
-pub struct SpaceTimeEntryInput {
-    pub entry_type: EntryType,
-    /// -90 to 90.
-    pub latitude: Decimal,
-    /// -180 to 180.
-    pub longitude: Decimal,
-    pub observed_at_tstamp_utc: Option<DateTime<Utc>>,
-    pub source_type: Option<String>,
-    pub source_ref: Option<String>,
-    pub entry_subtype: Option<String>,
-    pub entry_intent: Option<EntryIntent>,
-    pub target_canonical_table: Option<CanonicalTable>,
-    pub target_canonical_id: Option<Uuid>,
-    pub geohash: Option<String>,
-    pub location_text: Option<String>,
-    pub valid_from_tstamp_utc: Option<DateTime<Utc>>,
-    pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
-    pub idempotency_key: Option<String>,
-    pub context: Option<Json<Map<String, Value>>>,
-    pub score_confidence: Option<Decimal>,
-}
-
-impl From<SpaceTimeEntryInput> for entries::EntryCreate {
-    fn from(i: SpaceTimeEntryInput) -> Self {
-        entries::EntryCreate {
-            entry_type: i.entry_type,
-            latitude: DecimalInput(i.latitude),
-            longitude: DecimalInput(i.longitude),
-            observed_at_tstamp_utc: i.observed_at_tstamp_utc,
-            source_type: i.source_type,
-            source_ref: i.source_ref,
-            entry_subtype: i.entry_subtype,
-            entry_intent: i.entry_intent,
-            target_canonical_table: i.target_canonical_table,
-            target_canonical_id: i.target_canonical_id,
-            geohash: i.geohash,
-            location_text: i.location_text,
-            valid_from_tstamp_utc: i.valid_from_tstamp_utc,
-            valid_to_tstamp_utc: i.valid_to_tstamp_utc,
-            idempotency_key: i.idempotency_key,
-            context: i.context.map(|c| c.0),
-            score_confidence: i.score_confidence.map(DecimalInput),
         }
     }
 }
@@ -145,9 +93,9 @@ impl EntryMutation {
     async fn create_space_time_entry(
         &self,
         ctx: &Context<'_>,
-        input: SpaceTimeEntryInput,
+        input: EntryCreate,
     ) -> Result<SpaceTimeEntry> {
         let (state, rctx) = ctx_parts(ctx);
-        Ok(entries::create(state, rctx, input.into(), Vec::new(), &["input"]).await?)
+        Ok(entries::create(state, rctx, input, Vec::new(), &["input"]).await?)
     }
 }
