@@ -3,6 +3,7 @@
 use crate::domain::{
     AgentStatus, AgentType, ApiKeyStatus, DecimalInput, MembershipStatus, PrincipalType,
 };
+use crate::domain::{decimal, json};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -89,10 +90,7 @@ pub struct PrincipalCreate {
     pub phone: Option<String>,
     #[serde(default)]
     pub website_url: Option<String>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
@@ -114,35 +112,20 @@ pub struct AgentCreate {
     pub description: Option<String>,
     #[serde(default)]
     pub status: Option<AgentStatus>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::decimal::deserialize_option"
-    )]
+    #[serde(default, deserialize_with = "decimal::deserialize_option")]
     #[schema(value_type = Option<DecimalInput>)]
     pub score_trust: Option<Decimal>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::decimal::deserialize_option"
-    )]
+    #[serde(default, deserialize_with = "decimal::deserialize_option")]
     #[schema(value_type = Option<DecimalInput>)]
     pub score_reputation: Option<Decimal>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::decimal::deserialize_option"
-    )]
+    #[serde(default, deserialize_with = "decimal::deserialize_option")]
     /// Kept by the service as the sum of the agent's GBP certificates: omit it or send 0.
     #[schema(value_type = Option<DecimalInput>)]
     pub truth_certificate_amount_gbp: Option<Decimal>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub capabilities: Option<Value>,
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }

@@ -1,6 +1,7 @@
 //! Committed trust certificates: an append-only public ledger, hash-chained so anyone can verify it.
 
 use crate::domain::DecimalInput;
+use crate::domain::{decimal, json};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -43,14 +44,11 @@ pub struct CommittedTrustCertificateCreate {
     /// Exactly 3 upper-case letters, e.g. `GBP`.
     pub currency_code: String,
     /// Greater than 0: a number or a decimal string, at most 8 decimal places.
-    #[serde(deserialize_with = "crate::domain::decimal::deserialize")]
+    #[serde(deserialize_with = "decimal::deserialize")]
     #[schema(value_type = DecimalInput)]
     pub value_amount: Decimal,
     /// A JSON object, at most 16 KiB.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }

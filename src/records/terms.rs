@@ -1,6 +1,7 @@
 //! Transaction terms (reusable texts agents agree to) and the signatures agents put on them.
 
 use crate::domain::{DecimalInput, TermVisibility};
+use crate::domain::{decimal, json};
 use chrono::{DateTime, Utc};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -65,10 +66,7 @@ pub struct TransactionTermCreate {
     #[serde(default)]
     pub currency_code: Option<String>,
     /// 0 or more: a number or a decimal string.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::decimal::deserialize_option"
-    )]
+    #[serde(default, deserialize_with = "decimal::deserialize_option")]
     #[schema(value_type = Option<DecimalInput>)]
     pub value_amount: Option<Decimal>,
     #[serde(default)]
@@ -77,10 +75,7 @@ pub struct TransactionTermCreate {
     #[serde(default)]
     pub valid_to_tstamp_utc: Option<DateTime<Utc>>,
     /// A JSON object, at most 16 KiB.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
@@ -122,10 +117,7 @@ pub struct TransactionTermsSignatureCreate {
     #[serde(default)]
     pub counterparty_agent_id: Option<Uuid>,
     /// A JSON object, at most 16 KiB.
-    #[serde(
-        default,
-        deserialize_with = "crate::domain::json::deserialize_object_option"
-    )]
+    #[serde(default, deserialize_with = "json::deserialize_object_option")]
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
 }
