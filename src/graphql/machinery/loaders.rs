@@ -58,49 +58,56 @@ id_loader!(
     services::canonical::by_ids::<CanonicalRequest>
 );
 
-/// Contributions grouped by the record they point at.
-pub struct ContributionsByTarget(pub AppState);
-/// Contributions grouped by the entry that made them.
-pub struct ContributionsByEntry(pub AppState);
+/// A loader of rows grouped by the record(s) each row belongs to, over a batch service function.
+macro_rules! grouped_loader {
+    ($(#[$doc:meta])* $loader:ident, $value:ty, $batch:path, |$row:ident| $keys:expr) => {
+        $(#[$doc])*
+        pub struct $loader(pub AppState);
 
-impl Loader<Uuid> for ContributionsByTarget {
-    type Value = Vec<Arc<LinkContribution>>;
-    type Error = LoadError;
-    async fn load(
-        &self,
-        keys: &[Uuid],
-    ) -> Result<HashMap<Uuid, Vec<Arc<LinkContribution>>>, LoadError> {
-        let rows = services::canonical::contributions_to(&self.0, keys)
-            .await
-            .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows.into_iter().map(Arc::new), |c| {
-            vec![c.target_canonical_id]
-        }))
-    }
+        impl Loader<Uuid> for $loader {
+            type Value = Vec<$value>;
+            type Error = LoadError;
+            async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<$value>>, LoadError> {
+                let rows = $batch(&self.0, keys)
+                    .await
+                    .map_err(|e| Arc::new(e.into()))?;
+                Ok(group_by(rows.into_iter().map(Into::into), |$row: &$value| $keys))
+            }
+        }
+    };
 }
 
-impl Loader<Uuid> for ContributionsByEntry {
-    type Value = Vec<Arc<LinkContribution>>;
-    type Error = LoadError;
-    async fn load(
-        &self,
-        keys: &[Uuid],
-    ) -> Result<HashMap<Uuid, Vec<Arc<LinkContribution>>>, LoadError> {
-        let rows = services::canonical::contributions_from(&self.0, keys)
-            .await
-            .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows.into_iter().map(Arc::new), |c| {
-            vec![c.source_space_time_entry_id]
-        }))
-    }
-}
+grouped_loader!(
+    /// Contributions grouped by the record they point at.
+    ContributionsByTarget,
+    Arc<LinkContribution>,
+    services::canonical::contributions_to,
+    |c| vec![c.target_canonical_id]
+);
+grouped_loader!(
+    /// Contributions grouped by the entry that made them.
+    ContributionsByEntry,
+    Arc<LinkContribution>,
+    services::canonical::contributions_from,
+    |c| vec![c.source_space_time_entry_id]
+);
+grouped_loader!(
+    /// Signals per target.
+    SignalsByTarget,
+    Signal,
+    services::signals::for_targets,
+    |s| vec![s.target_id]
+);
+grouped_loader!(
+    /// Duplicate review pairs per record (either side of the pair).
+    DuplicatesByRecord,
+    DuplicateCandidate,
+    services::signals::candidates_for,
+    |d| vec![d.record_id, d.duplicate_of_id]
+);
 
 /// Notes per target, as visible to the request's caller.
 pub struct NotesByTarget(pub AppState, pub Ctx);
-/// Signals per target.
-pub struct SignalsByTarget(pub AppState);
-/// Duplicate review pairs per record (either side of the pair).
-pub struct DuplicatesByRecord(pub AppState);
 
 impl Loader<Uuid> for NotesByTarget {
     type Value = Vec<Note>;
@@ -110,31 +117,6 @@ impl Loader<Uuid> for NotesByTarget {
             .await
             .map_err(|e| Arc::new(e.into()))?;
         Ok(group_by(rows, |n| vec![n.target_id]))
-    }
-}
-
-impl Loader<Uuid> for SignalsByTarget {
-    type Value = Vec<Signal>;
-    type Error = LoadError;
-    async fn load(&self, keys: &[Uuid]) -> Result<HashMap<Uuid, Vec<Signal>>, LoadError> {
-        let rows = services::signals::for_targets(&self.0, keys)
-            .await
-            .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows, |s| vec![s.target_id]))
-    }
-}
-
-impl Loader<Uuid> for DuplicatesByRecord {
-    type Value = Vec<DuplicateCandidate>;
-    type Error = LoadError;
-    async fn load(
-        &self,
-        keys: &[Uuid],
-    ) -> Result<HashMap<Uuid, Vec<DuplicateCandidate>>, LoadError> {
-        let rows = services::signals::candidates_for(&self.0, keys)
-            .await
-            .map_err(|e| Arc::new(e.into()))?;
-        Ok(group_by(rows, |d| vec![d.record_id, d.duplicate_of_id]))
     }
 }
 

@@ -80,69 +80,39 @@ where
 #[derive(Default)]
 pub struct NearbyQuery;
 
-#[Object]
-impl NearbyQuery {
+/// The three `…Near` fields differ only in name, record and connection names. The whole
+/// `#[Object]` block lives in the macro: async-graphql resolves `first` and `child_complexity`
+/// in the complexity expression with the hygiene of the block that holds them.
+macro_rules! near_fields {
+    ($($(#[$doc:meta])* $field:ident: $record:ty, $connection:ty, $edge:ty;)+) => {
+        #[Object]
+        impl NearbyQuery {
+            $(
+                $(#[$doc])*
+                #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
+                async fn $field(
+                    &self,
+                    ctx: &Context<'_>,
+                    latitude: f64,
+                    longitude: f64,
+                    radius_meters: i64,
+                    first: Option<i32>,
+                    after: Option<String>,
+                ) -> Result<NearConnection<$record, $connection, $edge>> {
+                    let args = NearArgs { latitude, longitude, radius_meters, first, after };
+                    near(ctx, args).await
+                }
+            )+
+        }
+    };
+}
+
+near_fields! {
     /// Canonical entities within `radiusMeters` (1 to 100,000) of a point, nearest first
     /// (archived and withdrawn ones left out), `first` 1 to 500 (default 100).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn entities_near(
-        &self,
-        ctx: &Context<'_>,
-        latitude: f64,
-        longitude: f64,
-        radius_meters: i64,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<NearConnection<Entity, EntityNear, EntityNearEdge>> {
-        let args = NearArgs {
-            latitude,
-            longitude,
-            radius_meters,
-            first,
-            after,
-        };
-        near(ctx, args).await
-    }
-
+    entities_near: Entity, EntityNear, EntityNearEdge;
     /// Canonical listings near a point, nearest first (as `entitiesNear`).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn listings_near(
-        &self,
-        ctx: &Context<'_>,
-        latitude: f64,
-        longitude: f64,
-        radius_meters: i64,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<NearConnection<Listing, ListingNear, ListingNearEdge>> {
-        let args = NearArgs {
-            latitude,
-            longitude,
-            radius_meters,
-            first,
-            after,
-        };
-        near(ctx, args).await
-    }
-
+    listings_near: Listing, ListingNear, ListingNearEdge;
     /// Canonical requests near a point, nearest first (as `entitiesNear`).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn requests_near(
-        &self,
-        ctx: &Context<'_>,
-        latitude: f64,
-        longitude: f64,
-        radius_meters: i64,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<NearConnection<CanonicalRequest, RequestNear, RequestNearEdge>> {
-        let args = NearArgs {
-            latitude,
-            longitude,
-            radius_meters,
-            first,
-            after,
-        };
-        near(ctx, args).await
-    }
+    requests_near: CanonicalRequest, RequestNear, RequestNearEdge;
 }

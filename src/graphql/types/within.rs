@@ -106,50 +106,39 @@ async fn records<K: CanonicalRow + async_graphql::OutputType>(
 #[derive(Default)]
 pub struct WithinQuery;
 
-#[Object]
-impl WithinQuery {
+/// The three `…Within` fields differ only in name and record (the whole `#[Object]` block lives
+/// in the macro, as in `nearby.rs`).
+macro_rules! within_fields {
+    ($($(#[$doc:meta])* $field:ident: $record:ty;)+) => {
+        #[Object]
+        impl WithinQuery {
+            $(
+                $(#[$doc])*
+                #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
+                async fn $field(
+                    &self,
+                    ctx: &Context<'_>,
+                    bbox: Option<BoundingBoxInput>,
+                    polygon: Option<Json<serde_json::Value>>,
+                    status: Option<String>,
+                    first: Option<i32>,
+                    after: Option<String>,
+                ) -> Result<Connection<String, $record, Total>> {
+                    records(ctx, bbox, polygon, status, first, after).await
+                }
+            )+
+        }
+    };
+}
+
+within_fields! {
     /// Canonical entities inside `bbox` or `polygon` (a GeoJSON Polygon or MultiPolygon, or a
     /// Feature holding one, longitude first, at most 10,000 positions), exactly one of the two;
     /// newest first. Without `status`, archived and withdrawn records are left out.
     /// `first` 1 to 500 (default 100).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn entities_within(
-        &self,
-        ctx: &Context<'_>,
-        bbox: Option<BoundingBoxInput>,
-        polygon: Option<Json<serde_json::Value>>,
-        status: Option<String>,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<Connection<String, Entity, Total>> {
-        records(ctx, bbox, polygon, status, first, after).await
-    }
-
+    entities_within: Entity;
     /// Canonical listings inside a box or polygon (as `entitiesWithin`).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn listings_within(
-        &self,
-        ctx: &Context<'_>,
-        bbox: Option<BoundingBoxInput>,
-        polygon: Option<Json<serde_json::Value>>,
-        status: Option<String>,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<Connection<String, Listing, Total>> {
-        records(ctx, bbox, polygon, status, first, after).await
-    }
-
+    listings_within: Listing;
     /// Canonical requests inside a box or polygon (as `entitiesWithin`).
-    #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn requests_within(
-        &self,
-        ctx: &Context<'_>,
-        bbox: Option<BoundingBoxInput>,
-        polygon: Option<Json<serde_json::Value>>,
-        status: Option<String>,
-        first: Option<i32>,
-        after: Option<String>,
-    ) -> Result<Connection<String, CanonicalRequest, Total>> {
-        records(ctx, bbox, polygon, status, first, after).await
-    }
+    requests_within: CanonicalRequest;
 }
