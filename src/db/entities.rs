@@ -202,15 +202,14 @@ pub async fn insert(
     created_by: Uuid,
     scores: &ScoreUpdate,
 ) -> Result<(), sqlx::Error> {
-    let query = sqlx::query(
-        "INSERT INTO canonical.entities (entity_type, display_name, legal_name, description, website_url, email,
-             phone, address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat,
-             location_lng, status, context_l0_routing, context_l1_common, context_l2_specific,
-             context_l2_available_features, source_ref, website_key, phone_key, name_key, field_evidence, id,
-             created_by_agent_id, score_data_richness, score_agent_reputation, score_signal, score_confidence)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-             $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)",
-    );
+    let query = sqlx::query(const_format::concatcp!(
+        "INSERT INTO canonical.entities (",
+        CONTENT_COLUMNS,
+        ", id, created_by_agent_id, ",
+        SCORE_COLUMNS,
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+             $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)"
+    ));
     bind_write(query, w)
         .bind(id)
         .bind(created_by)
@@ -224,15 +223,14 @@ pub async fn insert(
 }
 
 pub async fn update(conn: &mut PgConnection, id: Uuid, w: &EntityWrite) -> Result<(), sqlx::Error> {
-    let query = sqlx::query(
-        "UPDATE canonical.entities SET entity_type = $1, display_name = $2, legal_name = $3, description = $4,
-             website_url = $5, email = $6, phone = $7, address_text = $8, city = $9, country_code = $10,
-             categories = $11, tags = $12, link_urls = $13, contact_agent_id = $14, location_lat = $15,
-             location_lng = $16, status = $17, context_l0_routing = $18, context_l1_common = $19,
-             context_l2_specific = $20, context_l2_available_features = $21, source_ref = $22, website_key = $23,
-             phone_key = $24, name_key = $25, field_evidence = $26
-         WHERE id = $27",
-    );
+    // One column list for both writes: PostgreSQL's multi-column SET takes it as it stands.
+    let query = sqlx::query(const_format::concatcp!(
+        "UPDATE canonical.entities SET (",
+        CONTENT_COLUMNS,
+        ") = ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+             $21, $22, $23, $24, $25, $26)
+         WHERE id = $27"
+    ));
     bind_write(query, w).bind(id).execute(conn).await?;
     Ok(())
 }
@@ -292,12 +290,18 @@ pub async fn update_many(
     Ok(())
 }
 
-/// The columns `WRITTEN_ROWS` yields, in its order (its `id` and `created_by` follow).
-const WRITTEN_COLUMNS: &str = "entity_type, display_name, legal_name, description, website_url, email, phone, \
+/// What the transformer writes of an entity, in `bind_write`'s order ($1..$26).
+const CONTENT_COLUMNS: &str = "entity_type, display_name, legal_name, description, website_url, email, phone, \
     address_text, city, country_code, categories, tags, link_urls, contact_agent_id, location_lat, location_lng, \
     status, context_l0_routing, context_l1_common, context_l2_specific, context_l2_available_features, source_ref, \
-    website_key, phone_key, name_key, field_evidence, score_data_richness, score_agent_reputation, score_signal, \
-    score_confidence";
+    website_key, phone_key, name_key, field_evidence";
+
+/// The ranker's scores, in `ScoreUpdate`'s order.
+const SCORE_COLUMNS: &str =
+    "score_data_richness, score_agent_reputation, score_signal, score_confidence";
+
+/// The columns `WRITTEN_ROWS` yields, in its order (its `id` and `created_by` follow).
+const WRITTEN_COLUMNS: &str = const_format::concatcp!(CONTENT_COLUMNS, ", ", SCORE_COLUMNS);
 
 /// Rows of entity writes from the arrays `bind_rows` binds ($1..$38), one row per record, its id
 /// and creator last. The three text-array columns arrive flattened, each row with its slice

@@ -75,23 +75,35 @@ pub async fn create(
     input: AgentCreate,
     loc: &[&str],
 ) -> AppResult<Agent> {
-    let agent = validated(input, loc)?;
-    super::rate_limit::registration(state, ctx).await?;
+    let agent = admitted(state, ctx, input, loc).await?;
     let mut tx = state.pool.begin().await?;
-    let agent = db::insert(&mut tx, agent)
-        .await
-        .map_err(|e| AppError::from(e).under(loc))?;
-    join_principal(&mut tx, &agent).await?;
+    let agent = store(&mut tx, agent, loc).await?;
     tx.commit().await?;
     Ok(agent)
 }
 
-/// Naming a principal asks to join it: granted if it has no member yet, pending otherwise.
-async fn join_principal(tx: &mut sqlx::PgConnection, agent: &Agent) -> AppResult<()> {
+/// The checked agent, once the caller's registration limit allows one more.
+async fn admitted(
+    state: &AppState,
+    ctx: &Ctx,
+    input: AgentCreate,
+    loc: &[&str],
+) -> AppResult<NewAgent> {
+    let agent = validated(input, loc)?;
+    super::rate_limit::registration(state, ctx).await?;
+    Ok(agent)
+}
+
+/// Stores the agent and, when it names a principal, asks to join it: granted if the principal
+/// has no member yet, pending otherwise.
+async fn store(tx: &mut sqlx::PgConnection, agent: NewAgent, loc: &[&str]) -> AppResult<Agent> {
+    let agent = db::insert(&mut *tx, agent)
+        .await
+        .map_err(|e| AppError::from(e).under(loc))?;
     if let Some(principal) = agent.principal_id {
         crate::db::principals::join(tx, principal, agent.id).await?;
     }
-    Ok(())
+    Ok(agent)
 }
 
 /// Creates the agent and its first key in one transaction: no agent without a usable key.
@@ -102,13 +114,9 @@ pub async fn register(
     input: AgentCreate,
     loc: &[&str],
 ) -> AppResult<AgentRegistration> {
-    let agent = validated(input, loc)?;
-    super::rate_limit::registration(state, ctx).await?;
+    let agent = admitted(state, ctx, input, loc).await?;
     let mut tx = state.pool.begin().await?;
-    let agent = db::insert(&mut tx, agent)
-        .await
-        .map_err(|e| AppError::from(e).under(loc))?;
-    join_principal(&mut tx, &agent).await?;
+    let agent = store(&mut tx, agent, loc).await?;
     let ApiKeyCreated { api_key, key } =
         api_keys::insert_key(&mut tx, agent.id, scopes::default_scopes(), None).await?;
     tx.commit().await?;
