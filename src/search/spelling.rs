@@ -28,15 +28,9 @@ pub const MIN_SWAPPED_LETTERS: i64 = 5;
 /// most similar.
 pub fn lookup_statement(query: &str) -> Statement {
     let mut statement = Statement::default();
+    // `canonical.close_spellings` (migrations/0024) reads the vocabulary through its indexes.
     statement
-        .push(
-            "SELECT q.word, ARRAY(SELECT v.word FROM canonical.search_words AS v \
-             WHERE v.word % q.word OR v.word = ANY(q.swapped) OR v.word LIKE CASE WHEN length(q.word) >= 3 THEN \
-             replace(replace(replace(q.word, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' END \
-             GROUP BY v.word ORDER BY v.word = q.word DESC, \
-             CASE WHEN v.word = ANY(q.swapped) THEN 1 ELSE levenshtein_less_equal(v.word, q.word, 2) END, \
-             similarity(v.word, q.word) DESC, v.word LIMIT ",
-        )
+        .push("SELECT q.word, canonical.close_spellings(q.word, q.swapped, ")
         .bind(Param::Int(SPELLINGS_PER_WORD))
         .push(
             ") AS spellings FROM (SELECT w AS word, CASE WHEN length(w) >= ",
