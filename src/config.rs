@@ -208,7 +208,7 @@ impl Config {
 
     pub fn validate(&self) -> anyhow::Result<()> {
         for origin in &self.cors_origins {
-            crate::http::cors::check_origin(origin).map_err(anyhow::Error::msg)?;
+            check_origin(origin).map_err(anyhow::Error::msg)?;
         }
         if let Some(secret) = &self.jwt_secret {
             anyhow::ensure!(
@@ -297,5 +297,24 @@ impl From<&str> for Secret {
 impl From<String> for Secret {
     fn from(s: String) -> Self {
         Secret(s)
+    }
+}
+
+/// A problem with one configured origin, if any: `*` alone, or `http(s)://host[:port]`.
+fn check_origin(origin: &str) -> Result<(), String> {
+    let origin = origin.trim();
+    if origin.is_empty() || origin == "*" {
+        return Ok(());
+    }
+    let well_formed = (origin.starts_with("http://") || origin.starts_with("https://"))
+        && !origin.ends_with('/')
+        // What an HTTP header value may carry, so the CORS layer can send it back as it is.
+        && origin.bytes().all(|b| b.is_ascii_graphic());
+    if well_formed {
+        Ok(())
+    } else {
+        Err(format!(
+            "STRS_CORS_ORIGINS: '{origin}' is not an origin (scheme://host[:port], no path) or *"
+        ))
     }
 }

@@ -1,9 +1,8 @@
 //! The schema built from every type's queries, mutations and subscriptions, and the executor every
 //! transport runs it through.
 
-use super::machinery::{limits, request_loaders};
+use super::machinery::limits;
 use super::types::*;
-use crate::ctx::Ctx;
 use crate::state::AppState;
 use async_graphql::{MergedObject, Schema};
 
@@ -55,17 +54,6 @@ pub fn build_schema(state: Option<AppState>) -> AppSchema {
         builder = builder.data(state);
     }
     builder.finish()
-}
-
-/// What one request (or one WebSocket connection) carries: the caller and fresh loaders.
-pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
-    let mut data = async_graphql::Data::default();
-    data.insert(request_loaders::RequestLoaders::new(
-        state.clone(),
-        ctx.clone(),
-    ));
-    data.insert(ctx);
-    data
 }
 
 /// The executor every transport runs GraphQL through: the schema behind its limits.

@@ -14,14 +14,19 @@ pub async fn read_body(req: Request, state: &AppState) -> Result<(HeaderMap, Byt
         if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             AppError::PayloadTooLarge { limit_bytes: None }
         } else {
-            AppError::invalid(
-                &["body"],
-                "the request body could not be read",
-                "body_error",
-            )
+            unreadable()
         }
     })?;
     Ok((headers, bytes))
+}
+
+/// A body that broke off or was malformed on the wire.
+fn unreadable() -> AppError {
+    AppError::invalid(
+        &["body"],
+        "the request body could not be read",
+        "body_error",
+    )
 }
 
 /// Reads a body of at most `limit` bytes, whatever larger limit the route allows (the entry route
@@ -39,11 +44,7 @@ pub async fn read_body_limited(req: Request, limit: usize) -> Result<(HeaderMap,
                     limit_bytes: Some(limit),
                 }
             } else {
-                AppError::invalid(
-                    &["body"],
-                    "the request body could not be read",
-                    "body_error",
-                )
+                unreadable()
             }
         })?;
     Ok((headers, bytes))

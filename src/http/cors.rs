@@ -61,24 +61,6 @@ pub fn policy(config: &Config) -> Option<CorsLayer> {
     )
 }
 
-/// A problem with one configured origin, if any: `*` alone, or `http(s)://host[:port]`.
-pub fn check_origin(origin: &str) -> Result<(), String> {
-    let origin = origin.trim();
-    if origin.is_empty() || origin == "*" {
-        return Ok(());
-    }
-    let well_formed = (origin.starts_with("http://") || origin.starts_with("https://"))
-        && !origin.ends_with('/')
-        && axum::http::HeaderValue::from_str(origin).is_ok();
-    if well_formed {
-        Ok(())
-    } else {
-        Err(format!(
-            "STRS_CORS_ORIGINS: '{origin}' is not an origin (scheme://host[:port], no path) or *"
-        ))
-    }
-}
-
 /// Applies the policy to the public read routes only. Outside the edge middleware, so that a
 /// preflight is answered at once and an error answer (503, 429) still carries the headers a
 /// browser needs to show it to the page.

@@ -268,3 +268,42 @@ fn the_error_type_names_no_database() {
         }
     }
 }
+
+/// GraphQL's machinery (transports, limits, loaders, paging) sits below the schema's types: a
+/// loader or a transport that named a type's module would make the circle this folder once had
+/// through `request_loaders`.
+#[test]
+fn graphql_machinery_names_no_schema_type() {
+    for (file, line) in code_lines(&["graphql/machinery"]) {
+        assert!(
+            !line.contains("graphql::types") && !line.contains("super::super::types"),
+            "{} names the schema's types: {line}",
+            file.display()
+        );
+    }
+}
+
+/// Configuration is read before any layer is built and by every layer: it names none of them.
+#[test]
+fn configuration_names_no_layer_above_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config.rs");
+    let text = std::fs::read_to_string(path).unwrap();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for forbidden in [
+            "crate::http",
+            "crate::rest",
+            "crate::graphql",
+            "crate::mcp",
+            "crate::ogc",
+            "crate::web",
+            "crate::services",
+            "crate::db",
+            "axum",
+        ] {
+            assert!(
+                !line.contains(forbidden),
+                "src/config.rs names {forbidden}: {line}"
+            );
+        }
+    }
+}

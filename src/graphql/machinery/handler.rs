@@ -182,7 +182,7 @@ async fn execute(
     let learning = admitted
         .undecided()
         .then(|| (admitted.clone(), request.variables.clone()));
-    request.data = crate::graphql::schema::request_data(state, ctx);
+    request.data = super::context::request_data(state, ctx);
     let response = schema.execute_admitted(request, admitted).await;
     let Some((admitted, variables)) = learning.filter(|_| response.is_ok()) else {
         return http::answer(media, &response);

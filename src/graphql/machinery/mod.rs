@@ -13,6 +13,7 @@ pub mod limits;
 pub mod loaders;
 pub mod paging;
 pub mod persisted;
+pub mod provenance_loaders;
 pub mod request_loaders;
 pub mod totals;
 pub mod websocket;

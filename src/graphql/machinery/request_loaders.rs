@@ -6,9 +6,9 @@
 use super::batching::DataLoader;
 use super::dealing_loaders::*;
 use super::loaders::*;
+use super::provenance_loaders::{FieldSourcesByRecord, InfluenceByAgent, TouchedByAgent};
 use super::totals::{AgentCountsByPrincipal, EntryCountsByAgent, ListingCountsByProvider};
 use crate::ctx::Ctx;
-use crate::graphql::types::provenance::{FieldSourcesByRecord, InfluenceByAgent, TouchedByAgent};
 use crate::state::AppState;
 use async_graphql::Context;
 use async_graphql::dataloader::Loader;

@@ -8,7 +8,6 @@
 use super::limits::LimitedSchema;
 use crate::ctx::Ctx;
 use crate::error::AppError;
-use crate::graphql::types::subscriptions::SubscriptionSlots;
 use crate::http::bearer;
 use crate::state::AppState;
 use async_graphql::http::{
@@ -22,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use futures::{SinkExt, StreamExt};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// A client that neither pongs nor sends within this time is disconnected.
 const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -195,7 +195,26 @@ async fn connection_data(
         ctx.actor = Some(bearer(&state, authorization).await?);
         credential.set(authorization);
     }
-    let mut data = crate::graphql::schema::request_data(&state, ctx);
+    let mut data = super::context::request_data(&state, ctx);
     data.insert(SubscriptionSlots::default());
     Ok(data)
+}
+
+/// The subscriptions one connection may still open (`MAX_SUBSCRIPTIONS_PER_CONNECTION` in all).
+#[derive(Clone)]
+pub struct SubscriptionSlots(Arc<Semaphore>);
+
+impl Default for SubscriptionSlots {
+    fn default() -> Self {
+        SubscriptionSlots(Arc::new(Semaphore::new(
+            crate::services::events::MAX_SUBSCRIPTIONS_PER_CONNECTION,
+        )))
+    }
+}
+
+impl SubscriptionSlots {
+    /// One slot for as long as the permit lives; `None` when all are taken.
+    pub fn take(&self) -> Option<OwnedSemaphorePermit> {
+        self.0.clone().try_acquire_owned().ok()
+    }
 }

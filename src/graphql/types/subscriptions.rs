@@ -6,6 +6,7 @@ use super::canonical::load_record;
 use crate::domain::CanonicalTable;
 use crate::error::AppError;
 use crate::graphql::machinery::context::ctx_parts;
+use crate::graphql::machinery::websocket::SubscriptionSlots;
 use crate::records::canonical::CanonicalRecord;
 use crate::records::entries::SpaceTimeEntry;
 use crate::records::messages::Message;
@@ -14,20 +15,8 @@ use crate::services::{entries, messages};
 use async_graphql::{Context, Result, SimpleObject, Subscription};
 use futures::{Stream, StreamExt};
 use std::sync::Arc;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast};
+use tokio::sync::{OwnedSemaphorePermit, broadcast};
 use uuid::Uuid;
-
-/// The subscriptions one connection may still open (`MAX_SUBSCRIPTIONS_PER_CONNECTION` in all).
-#[derive(Clone)]
-pub struct SubscriptionSlots(Arc<Semaphore>);
-
-impl Default for SubscriptionSlots {
-    fn default() -> Self {
-        SubscriptionSlots(Arc::new(Semaphore::new(
-            events::MAX_SUBSCRIPTIONS_PER_CONNECTION,
-        )))
-    }
-}
 
 /// A canonical record that was created or changed.
 #[derive(SimpleObject)]
@@ -131,7 +120,7 @@ async fn change(
 async fn changes(ctx: &Context<'_>) -> Result<impl Stream<Item = Arc<ChangeEvent>> + 'static> {
     let (state, _) = ctx_parts(ctx);
     let slot = match ctx.data_opt::<SubscriptionSlots>() {
-        Some(slots) => Some(slots.0.clone().try_acquire_owned().map_err(|_| {
+        Some(slots) => Some(slots.take().ok_or_else(|| {
             AppError::Forbidden(format!(
                 "a connection holds at most {} subscriptions: complete one first",
                 events::MAX_SUBSCRIPTIONS_PER_CONNECTION
