@@ -274,12 +274,7 @@ pub async fn list(
 
 /// A stored attachment opened for streaming, with its media type and size: downloads never hold
 /// a whole file in memory.
-#[tracing::instrument(
-    name = "entries::attachment",
-    level = "debug",
-    skip_all,
-    fields(%sha256)
-)]
+#[tracing::instrument(name = "entries::attachment", level = "debug", skip_all, fields(%sha256))]
 pub async fn attachment(
     state: &AppState,
     sha256: &str,
