@@ -110,7 +110,7 @@ async fn run() -> anyhow::Result<()> {
         rounds: env_or("BENCH_API_ROUNDS", 2_usize).max(1),
     };
     let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    let pool = prepare_database(&cluster, settings.entities).await?;
+    let pool = support::seeded::kept(&cluster, DATABASE, SEED, settings.entities).await?;
     let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
     let router = app::build_router(state.clone());
     seed_provenance(&router, &state).await?;
@@ -503,28 +503,6 @@ async fn http_closed_loop(
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-/// Reuses the seeded database when it already holds enough entities.
-async fn prepare_database(cluster: &EmbeddedCluster, entities: usize) -> anyhow::Result<PgPool> {
-    db::ensure_database(&cluster.url("postgres"), DATABASE).await?;
-    let pool = db::connect(&cluster.url(DATABASE), 4).await?;
-    db::migrate(&pool).await?;
-    let present: i64 = sqlx::query_scalar("SELECT count(*) FROM canonical.entities")
-        .fetch_one(&pool)
-        .await?;
-    if present as usize >= entities {
-        return Ok(pool);
-    }
-    println!("seeding {entities} entities (once; the database is kept under target/bench-pg)...");
-    sqlx::query("TRUNCATE canonical.entities CASCADE")
-        .execute(&pool)
-        .await?;
-    support::generator::load_entities(&pool, SEED, entities).await?;
-    sqlx::query("VACUUM ANALYZE canonical.entities")
-        .execute(&pool)
-        .await?;
-    Ok(pool)
 }
 
 /// 50 agents with two processed entries each, so the nested query has a graph to walk.

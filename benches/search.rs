@@ -25,7 +25,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use spacetime_records::db::cluster::EmbeddedCluster;
 use spacetime_records::search::{Param, SearchInput, SearchRequest};
-use spacetime_records::{app, db, search};
+use spacetime_records::{app, search};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -81,7 +81,7 @@ async fn run() -> anyhow::Result<()> {
         rounds: env_or("BENCH_SEARCH_ROUNDS", 3_usize).max(1),
     };
     let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    let pool = prepare_database(&cluster, settings.entities).await?;
+    let pool = support::seeded::kept(&cluster, DATABASE, SEED, settings.entities).await?;
     let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
     let router = app::build_router(state.clone());
     let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
@@ -160,45 +160,6 @@ async fn run() -> anyhow::Result<()> {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-/// Reuses the seeded database when it already holds enough entities; otherwise loads them with the
-/// secondary indexes dropped and rebuilt afterwards (much faster than maintaining GIN per row).
-async fn prepare_database(cluster: &EmbeddedCluster, entities: usize) -> anyhow::Result<PgPool> {
-    db::ensure_database(&cluster.url("postgres"), DATABASE).await?;
-    let pool = db::connect(&cluster.url(DATABASE), 4).await?;
-    db::migrate(&pool).await?;
-    let present: i64 = sqlx::query_scalar("SELECT count(*) FROM canonical.entities")
-        .fetch_one(&pool)
-        .await?;
-    if present as usize >= entities {
-        return Ok(pool);
-    }
-    println!("seeding {entities} entities (once; the database is kept under target/bench-pg)...");
-    let started = Instant::now();
-    sqlx::query("TRUNCATE canonical.entities CASCADE")
-        .execute(&pool)
-        .await?;
-    let indexes: Vec<(String, String)> = sqlx::query_as(
-        "SELECT indexname, indexdef FROM pg_indexes
-         WHERE schemaname = 'canonical' AND tablename = 'entities' AND indexname <> 'entities_pkey'",
-    )
-    .fetch_all(&pool)
-    .await?;
-    for (name, _) in &indexes {
-        sqlx::query(&format!("DROP INDEX canonical.{name}"))
-            .execute(&pool)
-            .await?;
-    }
-    support::generator::load_entities(&pool, SEED, entities).await?;
-    for (_, definition) in &indexes {
-        sqlx::query(definition).execute(&pool).await?;
-    }
-    sqlx::query("VACUUM ANALYZE canonical.entities")
-        .execute(&pool)
-        .await?;
-    println!("seeded in {:.0} s", started.elapsed().as_secs_f64());
-    Ok(pool)
 }
 
 /// Nine shapes: three places × three kinds of text, with query terms taken from the data itself.

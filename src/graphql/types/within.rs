@@ -43,6 +43,7 @@ struct Arguments {
     polygon: Option<Json<serde_json::Value>>,
     status: Option<String>,
     params: ListParams,
+    after_given: bool,
 }
 
 impl Arguments {
@@ -57,6 +58,7 @@ impl Arguments {
             bbox,
             polygon,
             status,
+            after_given: after.is_some(),
             params: paging::params(first, after)?,
         })
     }
@@ -78,15 +80,9 @@ impl Arguments {
 /// and status.
 async fn records<K: CanonicalRow + async_graphql::OutputType>(
     ctx: &Context<'_>,
-    bbox: Option<BoundingBoxInput>,
-    polygon: Option<Json<serde_json::Value>>,
-    status: Option<String>,
-    first: Option<i32>,
-    after: Option<String>,
+    args: Arguments,
 ) -> Result<Connection<String, K, Total>> {
     let (state, _) = ctx_parts(ctx);
-    let after_given = after.is_some();
-    let args = Arguments::new(bbox, polygon, status, first, after)?;
     let page: Page<K> = within::records::<K>(state, &args.service_args()).await?;
     let counter = Counter::Within {
         table: K::TABLE,
@@ -98,7 +94,7 @@ async fn records<K: CanonicalRow + async_graphql::OutputType>(
         page,
         Located::feature_id,
         |r| r,
-        after_given,
+        args.after_given,
         counter,
     ))
 }
@@ -124,7 +120,7 @@ macro_rules! within_fields {
                     first: Option<i32>,
                     after: Option<String>,
                 ) -> Result<Connection<String, $record, Total>> {
-                    records(ctx, bbox, polygon, status, first, after).await
+                    records(ctx, Arguments::new(bbox, polygon, status, first, after)?).await
                 }
             )+
         }
