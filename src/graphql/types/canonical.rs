@@ -64,6 +64,14 @@ pub async fn load_entity(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<A
     loader.load_one(id).await.map_err(|e| (*e).clone())
 }
 
+/// One entry through the request's loader (every edge to an entry goes through here).
+pub async fn load_entry(ctx: &Context<'_>, id: Uuid) -> Result<Option<Arc<SpaceTimeEntry>>> {
+    let loader = crate::graphql::machinery::request_loaders::loader::<
+        crate::graphql::machinery::loaders::Cached<EntryLoader>,
+    >(ctx);
+    loader.load_one(id).await.map_err(|e| (*e).clone())
+}
+
 pub async fn load_agent(ctx: &Context<'_>, id: Option<Uuid>) -> Result<Option<Arc<Agent>>> {
     let Some(id) = id else { return Ok(None) };
     let loader = crate::graphql::machinery::request_loaders::loader::<
@@ -230,11 +238,7 @@ canonical_edges!(CanonicalRequest {
 impl LinkContribution {
     /// The entry that made this contribution.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        let loader = crate::graphql::machinery::request_loaders::loader::<
-            crate::graphql::machinery::loaders::Cached<EntryLoader>,
-        >(ctx);
-        let id = self.source_space_time_entry_id;
-        loader.load_one(id).await.map_err(|e| (*e).clone())
+        load_entry(ctx, self.source_space_time_entry_id).await
     }
     /// The canonical record it contributed to.
     async fn target(&self, ctx: &Context<'_>) -> Result<Option<CanonicalRecord>> {

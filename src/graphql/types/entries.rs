@@ -1,9 +1,8 @@
 //! Space-time entry type, queries and mutations.
 
-use super::canonical::{contributions_of_entry, load_record};
+use super::canonical::{contributions_of_entry, load_agent, load_record};
 use crate::domain::EntryStatus;
 use crate::graphql::machinery::context::ctx_parts;
-use crate::graphql::machinery::loaders::AgentLoader;
 use crate::graphql::machinery::paging;
 use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
@@ -21,13 +20,7 @@ use uuid::Uuid;
 impl SpaceTimeEntry {
     /// The agent that published this entry.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
-        let loader = crate::graphql::machinery::request_loaders::loader::<
-            crate::graphql::machinery::loaders::Cached<AgentLoader>,
-        >(ctx);
-        loader
-            .load_one(self.agent_id)
-            .await
-            .map_err(|e| (*e).clone())
+        load_agent(ctx, Some(self.agent_id)).await
     }
     /// Every link this entry contributed, oldest first.
     #[graphql(complexity = "crate::graphql::machinery::limits::edge_cost(first, child_complexity)")]

@@ -2,9 +2,8 @@
 //! and their decisions `acceptFieldProposal` / `dismissFieldProposal` (admin scope), over
 //! `services::proposals` like REST and the admin CLI.
 
-use super::canonical::{load_agent, load_record};
+use super::canonical::{load_agent, load_entry, load_record};
 use crate::graphql::machinery::context::ctx_parts;
-use crate::graphql::machinery::loaders::{Cached, EntryLoader};
 use crate::graphql::machinery::paging;
 use crate::records::agents::Agent;
 use crate::records::canonical::CanonicalRecord;
@@ -26,10 +25,7 @@ impl FieldProposal {
     }
     /// The entry that proposed the value first (linked to the record like any other).
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx)
-            .load_one(self.space_time_entry_id)
-            .await
-            .map_err(|e| (*e).clone())
+        load_entry(ctx, self.space_time_entry_id).await
     }
     /// The agent that proposed it.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {

@@ -1,11 +1,10 @@
 //! Provenance on the graph: a record's field sources (which entry and agent set each field) next
 //! to its contributions, and an agent's influence. Batched per request like every other edge.
 
-use super::canonical::{contributions_to, load_agent, load_record};
+use super::canonical::{contributions_to, load_agent, load_entry, load_record};
 use crate::domain::CanonicalTable;
 use crate::domain::Page;
 use crate::graphql::machinery::batching::DataLoader;
-use crate::graphql::machinery::loaders::{Cached, EntryLoader};
 use crate::graphql::machinery::provenance_loaders::{
     FieldSourcesByRecord, InfluenceByAgent, TouchedByAgent,
 };
@@ -56,11 +55,7 @@ impl Provenance {
 impl FieldSource {
     /// The entry whose value the field holds.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        let loader = crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx);
-        loader
-            .load_one(self.space_time_entry_id)
-            .await
-            .map_err(|e| (*e).clone())
+        load_entry(ctx, self.space_time_entry_id).await
     }
     /// The agent that published it.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {

@@ -2,9 +2,8 @@
 //! operators' merges of entities, listings and requests and their undo (admin scope), over
 //! `services::review` and `services::merge` like REST and the admin CLI.
 
-use super::canonical::{load_agent, load_record};
+use super::canonical::{load_agent, load_entry, load_record};
 use crate::graphql::machinery::context::ctx_parts;
-use crate::graphql::machinery::loaders::{Cached, EntryLoader};
 use crate::graphql::machinery::paging;
 use crate::graphql::machinery::totals::{Counter, Total};
 use crate::records::agents::Agent;
@@ -23,10 +22,7 @@ use uuid::Uuid;
 impl ReviewItem {
     /// The entry waiting for review.
     async fn entry(&self, ctx: &Context<'_>) -> Result<Option<Arc<SpaceTimeEntry>>> {
-        crate::graphql::machinery::request_loaders::loader::<Cached<EntryLoader>>(ctx)
-            .load_one(self.space_time_entry_id)
-            .await
-            .map_err(|e| (*e).clone())
+        load_entry(ctx, self.space_time_entry_id).await
     }
     /// The agent that sent it.
     async fn agent(&self, ctx: &Context<'_>) -> Result<Option<Arc<Agent>>> {
