@@ -57,6 +57,18 @@ pub fn build_schema(state: Option<AppState>) -> AppSchema {
     builder.finish()
 }
 
+/// The schema without its complexity limit, stopping every request after validation with the
+/// document's cost (`limits::Measure`): how a document refused as too complex learns its cost.
+pub fn measuring_schema() -> AppSchema {
+    Schema::build(
+        Query::default(),
+        Mutation::default(),
+        subscriptions::Subscription,
+    )
+    .extension(limits::Measure)
+    .finish()
+}
+
 /// What one request (or one WebSocket connection) carries: the caller and fresh loaders.
 pub(crate) fn request_data(state: &AppState, ctx: Ctx) -> async_graphql::Data {
     let mut data = async_graphql::Data::default();
