@@ -16,7 +16,7 @@
 //! - `storage`  attachment bytes, content-addressed and synced before commit
 //! - `auth`     API key format and hashing, access tokens (no I/O)
 //! - `records`  each record's shape, once: row, JSON, OpenAPI schema and GraphQL object; list filters
-//! - `domain`   enums of the spec, decimals, handles, areas, paging, validation
+//! - `domain`   enums of the spec, decimals, handles, areas, paging and its cursor, validation
 //! - `error`    `AppError`: the one error type → HTTP status, body and GraphQL code
 //! - `ctx`      `Ctx`: who is calling, passed explicitly to every service call
 //! - `state`    `AppState`: pools (primary, lean, replicas), config, signing keys, request permits,

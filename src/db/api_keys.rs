@@ -1,7 +1,7 @@
 //! agent_api_keys: hashed API keys. `expired` is derived from the expiry time at read time, so a
 //! key expires exactly on time without any background job.
 
-use crate::domain::{AgentStatus, ApiKeyStatus};
+use crate::domain::{AgentStatus, ApiKeyStatus, ListParams};
 pub use crate::records::agents::ApiKey;
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
@@ -60,17 +60,20 @@ pub async fn insert(conn: &mut PgConnection, k: NewApiKey<'_>) -> Result<ApiKey,
     .await
 }
 
-/// An agent's newest `limit` keys (revoked ones stay listed, so the list is bounded by the caller).
+/// A page of an agent's keys, newest first (revoked ones stay listed, so the page is bounded by
+/// the caller).
 pub async fn list_for_agent<'c>(
     pool: impl super::Reads<'c>,
     agent_id: Uuid,
-    limit: i64,
+    params: &ListParams,
 ) -> Result<Vec<ApiKey>, sqlx::Error> {
     sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 ORDER BY id DESC LIMIT $2"
+        "SELECT {COLUMNS} FROM agent_api_keys WHERE agent_id = $1 AND ($2::uuid IS NULL OR id < $2) \
+         ORDER BY id DESC LIMIT $3"
     ))
     .bind(agent_id)
-    .bind(limit)
+    .bind(params.after)
+    .bind(params.fetch_limit())
     .fetch_all(pool)
     .await
 }

@@ -1,5 +1,6 @@
 //! Types of the specification that carry their own rules: enums, decimals, coordinates, paging.
 pub mod area;
+pub mod cursor;
 pub mod decimal;
 pub mod enums;
 pub mod geo;

@@ -1,6 +1,10 @@
-//! Keyset paging. Ids are UUIDv7 (time-ordered), so "newest first" is `ORDER BY id DESC` and the
-//! cursor is simply the last id seen: stable under concurrent inserts, no OFFSET scans.
+//! Keyset paging. Ids are UUIDv7 (time-ordered), so "newest first" is `ORDER BY id DESC` and a
+//! page continues after the last id seen: stable under concurrent inserts (new rows are newer
+//! than every page already read), no OFFSET scans. Callers outside the service name that id with
+//! an opaque cursor (`domain::cursor`), decoded here for every transport.
 
+use super::Violations;
+use super::cursor::{Cursor, Direction};
 use crate::error::AppError;
 use uuid::Uuid;
 
@@ -36,6 +40,40 @@ impl ListParams {
         Ok(ListParams { limit, after })
     }
 
+    /// `limit` and `after` of a list read by a client: `after` is a cursor this list wrote (a
+    /// `Link: rel="next"` or `X-Next-Cursor` of the page before), `list` the list's name (its
+    /// path), `root` where the parameters live (`["query"]`). Every problem is reported at once,
+    /// at `root` + the parameter's name.
+    pub fn paged(
+        limit: Option<i64>,
+        after: Option<&str>,
+        list: &str,
+        root: &[&str],
+    ) -> Result<Self, AppError> {
+        let mut v = Violations::at(root);
+        let limit = limit.unwrap_or(DEFAULT_LIMIT);
+        v.check(
+            (1..=MAX_LIMIT).contains(&limit),
+            "limit",
+            &format!("must be between 1 and {MAX_LIMIT}"),
+            "range",
+        );
+        let after = after.map(|text| Cursor::decode(text, list));
+        v.check(
+            after.is_none_or(|cursor| {
+                cursor.is_some_and(|c| c.direction == Direction::After)
+            }),
+            "after",
+            "not a cursor of this list: copy it from the X-Next-Cursor header (or the Link rel=\"next\") of this list's previous page",
+            "value_error",
+        );
+        v.into_result()?;
+        Ok(ListParams {
+            limit,
+            after: after.flatten().map(|cursor| cursor.id),
+        })
+    }
+
     /// Rows to fetch: one more than asked, to learn whether a next page exists.
     pub fn fetch_limit(&self) -> i64 {
         self.limit + 1
@@ -57,11 +95,68 @@ impl<T> Page<T> {
             has_next_page,
         }
     }
+    /// The cursor of the page after this one (valid for `list`), when there is one: it starts
+    /// after the last item.
+    pub fn next_cursor(&self, list: &str, id_of: impl Fn(&T) -> Uuid) -> Option<String> {
+        if !self.has_next_page {
+            return None;
+        }
+        let last = self.items.last()?;
+        Some(Cursor::after(id_of(last)).encode(list))
+    }
+
     /// The same page with each item mapped.
     pub fn map<U>(self, item: impl FnMut(T) -> U) -> Page<U> {
         Page {
             items: self.items.into_iter().map(item).collect(),
             has_next_page: self.has_next_page,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIST: &str = "/api/v1/notes";
+
+    fn locs(result: Result<ListParams, AppError>) -> Vec<String> {
+        let Err(AppError::Validation(items)) = result else {
+            panic!("expected a validation error");
+        };
+        items
+            .iter()
+            .map(|item| serde_json::to_string(&item.loc).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_page_continues_after_its_last_item_with_a_cursor_of_its_list() {
+        let ids: Vec<Uuid> = (0..3).map(|_| Uuid::now_v7()).collect();
+        let params = ListParams::paged(Some(2), None, LIST, &["query"]).unwrap();
+        let page = Page::from_rows(ids.clone(), &params);
+        let next = page.next_cursor(LIST, |id| *id).unwrap();
+        let after = ListParams::paged(Some(2), Some(&next), LIST, &["query"]).unwrap();
+        assert_eq!(after.after, Some(ids[1]));
+        let last = Page::from_rows(ids[2..].to_vec(), &after);
+        assert_eq!(last.next_cursor(LIST, |id| *id), None);
+    }
+
+    #[test]
+    fn a_cursor_of_another_list_a_prev_cursor_and_a_bad_limit_are_all_reported() {
+        let id = Uuid::now_v7();
+        let foreign = Cursor::after(id).encode("/api/v1/signals");
+        let backwards = Cursor {
+            direction: Direction::Before,
+            id,
+        }
+        .encode(LIST);
+        for after in [foreign.as_str(), backwards.as_str(), "", "garbage"] {
+            assert_eq!(
+                locs(ListParams::paged(Some(0), Some(after), LIST, &["query"])),
+                [r#"["query","limit"]"#, r#"["query","after"]"#],
+                "{after}"
+            );
         }
     }
 }

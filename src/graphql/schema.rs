@@ -56,6 +56,18 @@ pub fn build_schema(state: Option<AppState>) -> AppSchema {
     builder.finish()
 }
 
+/// The schema without its complexity limit, stopping every request after validation with the
+/// document's cost (`limits::Measure`): how a document refused as too complex learns its cost.
+pub fn measuring_schema() -> AppSchema {
+    Schema::build(
+        Query::default(),
+        Mutation::default(),
+        subscriptions::Subscription,
+    )
+    .extension(limits::Measure)
+    .finish()
+}
+
 /// The executor every transport runs GraphQL through: the schema behind its limits.
 pub fn service(state: AppState) -> limits::LimitedSchema {
     let disk = state.disk.clone();

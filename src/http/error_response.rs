@@ -1,6 +1,6 @@
 //! AppError → HTTP response. Status, code and body all come from `AppError` itself.
 
-use crate::error::AppError;
+use crate::error::{AppError, LocPart};
 use crate::http::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -33,6 +33,37 @@ impl IntoResponse for AppError {
             _ => {}
         }
         response
+    }
+}
+
+/// The `code` of a 400 for a query parameter.
+pub const BAD_REQUEST: &str = "BAD_REQUEST";
+
+/// The answer of the routes that follow OGC API's rule for query parameters (OGC API Features
+/// and the landing page): a parameter it cannot use is a 400 (`/req/core/query-param-invalid`)
+/// where REST answers 422. The body keeps the `{detail, code}` shape (`ErrorBody`), each
+/// problem's parameter named in `detail`; every other error answers as usual.
+pub fn parameter_error(error: AppError) -> Response {
+    let AppError::Validation(items) = error else {
+        return error.into_response();
+    };
+    let detail = items
+        .iter()
+        .map(|item| {
+            // `loc` starts with `query`: the parameter's name is enough here.
+            let at: Vec<String> = item.loc.iter().skip(1).map(loc_text).collect();
+            format!("{}: {}", at.join("."), item.msg)
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let body = serde_json::json!({ "detail": detail, "code": BAD_REQUEST });
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
+}
+
+fn loc_text(part: &LocPart) -> String {
+    match part {
+        LocPart::Field(name) => name.clone(),
+        LocPart::Index(i) => i.to_string(),
     }
 }
 

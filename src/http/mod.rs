@@ -15,7 +15,7 @@ mod unread;
 
 pub use body::{parse_json, read_body, read_body_limited, require_json};
 pub use credentials::{Auth, MaybeAuth, authenticate, bearer, context};
-pub use error_response::{ErrorBody, ValidationErrorBody};
+pub use error_response::{ErrorBody, ValidationErrorBody, parameter_error};
 pub use extract::{OptionalJson, UuidPath, UuidPathPair, ValidJson, ValidQuery};
 pub use host::{base_url, plain_host};
 pub use json::Json;

@@ -1,38 +1,35 @@
-//! The opaque page cursor of `next` and `prev` links: a direction and the id a page starts from
-//! (ids are UUIDv7, so `id DESC` is a stable newest-first order with no OFFSET), in Base58 so
-//! that it travels in a URL unescaped. Filters are not in it: the links repeat them.
+//! The opaque page cursor of `next` and `prev` links: the service's one cursor
+//! (`domain::cursor`), a direction and the id a page starts from (ids are UUIDv7, so `id DESC` is
+//! a stable newest-first order with no OFFSET), sealed to the items of the collections. Filters
+//! are not in it: the links repeat them.
 
+use crate::domain::cursor::{Cursor, Direction};
 use crate::services::features::Keyset;
-use uuid::Uuid;
 
-const AFTER: u8 = b'a';
-const BEFORE: u8 = b'b';
+/// What the cursors of these links are sealed to (REST lists use their path).
+const LIST: &str = "ogc:/collections/{collectionId}/items";
 
 pub fn encode(keyset: Keyset) -> Option<String> {
     let (direction, id) = match keyset {
         Keyset::First => return None,
-        Keyset::After(id) => (AFTER, id),
-        Keyset::Before(id) => (BEFORE, id),
+        Keyset::After(id) => (Direction::After, id),
+        Keyset::Before(id) => (Direction::Before, id),
     };
-    let mut bytes = vec![direction];
-    bytes.extend_from_slice(id.as_bytes());
-    Some(bs58::encode(bytes).into_string())
+    Some(Cursor { direction, id }.encode(LIST))
 }
 
 pub fn decode(text: &str) -> Option<Keyset> {
-    let bytes = bs58::decode(text).into_vec().ok()?;
-    let (&direction, id) = bytes.split_first()?;
-    let id = Uuid::from_slice(id).ok()?;
-    match direction {
-        AFTER => Some(Keyset::After(id)),
-        BEFORE => Some(Keyset::Before(id)),
-        _ => None,
-    }
+    let cursor = Cursor::decode(text, LIST)?;
+    Some(match cursor.direction {
+        Direction::After => Keyset::After(cursor.id),
+        Direction::Before => Keyset::Before(cursor.id),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     #[test]
     fn a_cursor_reads_back_as_written_and_nothing_else_reads() {
@@ -41,7 +38,8 @@ mod tests {
             assert_eq!(decode(&encode(keyset).unwrap()), Some(keyset));
         }
         assert_eq!(encode(Keyset::First), None);
-        for bad in ["", "0OIl", "abc", &id.to_string()] {
+        let rest = Cursor::after(id).encode("/api/v1/entities");
+        for bad in ["", "0OIl", "abc", &id.to_string(), &rest] {
             assert_eq!(decode(bad), None, "{bad}");
         }
     }

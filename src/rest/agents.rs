@@ -1,5 +1,6 @@
 //! /api/v1/agents, /api/v1/agents/register, /api/v1/agents/me, /api/v1/agents/me/tokens
 
+use super::paging::Pager;
 use super::{Created, LimitQuery};
 use crate::error::AppError;
 use crate::http::Json;
@@ -10,6 +11,7 @@ use crate::services::agents::{self, AgentCreate, AgentRegistration};
 use crate::services::tokens::{self, AccessToken};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 
 #[utoipa::path(post, path = "/api/v1/agents", tag = "agents", request_body = AgentCreate,
     responses((status = 201, description = "Agent created without a key", body = Agent),
@@ -30,9 +32,11 @@ pub async fn create_agent(
               (status = 422, body = super::ValidationErrorBody)))]
 pub async fn list_agents(
     State(state): State<AppState>,
-    ValidQuery(query): ValidQuery<LimitQuery>,
-) -> Result<Json<Vec<AgentPublic>>, AppError> {
-    agents::list_public(&state, query.params()?).await.map(Json)
+    pager: Pager,
+    ValidQuery(q): ValidQuery<LimitQuery>,
+) -> Result<Response, AppError> {
+    let page = agents::list_public(&state, pager.params(q.limit, q.after.as_deref())?).await?;
+    Ok(pager.json(page, |a| a.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/{agent_id}", tag = "agents", params(("agent_id" = uuid::Uuid, Path)),

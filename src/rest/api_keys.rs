@@ -1,22 +1,25 @@
 //! /api/v1/agents/me/api-keys
 
 use super::Created;
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
-use crate::http::Json;
 use crate::http::{Auth, OptionalJson, UuidPath, ValidQuery};
 use crate::records::agents::ApiKey;
 use crate::services::api_keys::{self, ApiKeyCreate, ApiKeyCreated};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct KeyListQuery {
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/me/api-keys", tag = "agents", operation_id = "list_api_keys", security(("bearer" = [])),
@@ -26,10 +29,12 @@ pub struct KeyListQuery {
 pub async fn list_keys(
     State(state): State<AppState>,
     Auth(ctx): Auth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<KeyListQuery>,
-) -> Result<Json<Vec<ApiKey>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
-    api_keys::list_mine(&state, &ctx, params).await.map(Json)
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
+    let page = api_keys::list_mine(&state, &ctx, params).await?;
+    Ok(pager.json(page, |k| k.id))
 }
 
 // `Option<_>`: the body is not required; an empty one means every default.

@@ -5,6 +5,7 @@
 //! /api/v1/canonical-link-contributions.
 
 use super::geojson::{self, WantsGeoJson};
+use super::paging::Pager;
 use super::provenance;
 use crate::domain::{CanonicalTable, ListParams};
 use crate::error::AppError;
@@ -31,7 +32,10 @@ pub struct StatusQuery {
     /// e.g. active, review_required, archived, withdrawn, merged.
     pub status: Option<String>,
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
     /// Only records inside this box: `west,south,east,north` in degrees (west greater than east
     /// crosses the antimeridian). Without `status`, a box leaves archived and withdrawn records
     /// out, as search does; merged records (redirects) never show in a box.
@@ -40,21 +44,14 @@ pub struct StatusQuery {
 }
 
 impl StatusQuery {
-    fn params(&self) -> Result<ListParams, AppError> {
-        ListParams::new(self.limit, None, &["query", "limit"])
-    }
-
     /// The box, when one was asked for: the area service answers instead of the plain list.
-    fn within(&self) -> Result<Option<WithinArgs<'_>>, AppError> {
-        let Some(bbox) = self.bbox.as_deref() else {
-            return Ok(None);
-        };
-        Ok(Some(WithinArgs {
-            area: AreaInput::BoxText(bbox),
+    fn within(&self, params: ListParams) -> Option<WithinArgs<'_>> {
+        Some(WithinArgs {
+            area: AreaInput::BoxText(self.bbox.as_deref()?),
             status: self.status.as_deref(),
-            params: self.params()?,
+            params,
             root: &["query"],
-        }))
+        })
     }
 }
 
@@ -69,14 +66,17 @@ pub struct MergeBody {
 
 async fn list<K: Mergeable>(
     state: &AppState,
+    pager: &Pager,
     format: WantsGeoJson,
     q: &StatusQuery,
 ) -> Result<Response, AppError> {
-    let page = match q.within()? {
+    let params = pager.params(q.limit, q.after.as_deref())?;
+    let page = match q.within(params) {
         Some(area) => within::records::<K>(state, &area).await?,
-        None => canonical::list::<K>(state, q.status.as_deref(), q.params()?, STATUS_LOC).await?,
+        None => canonical::list::<K>(state, q.status.as_deref(), params, STATUS_LOC).await?,
     };
-    Ok(geojson::records(format, page.items))
+    let next = page.next_cursor(pager.list(), K::feature_id);
+    Ok(pager.with_next(geojson::records(format, page.items), next.as_deref()))
 }
 
 /// A record read by id: when a merge redirected the id, the record that answers is named in
@@ -106,15 +106,16 @@ macro_rules! kind_routes {
         id: $id:tt
     ) => {
         #[utoipa::path(get, path = $list_path, tag = "canonical", params(StatusQuery, geojson::FormatQuery),
-            responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
+            responses((status = 200, description = "Newest first, a page at a time; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                        content((Vec<$record> = "application/json"), (FeatureCollection<$record> = "application/geo+json"))),
                       (status = 422, body = ValidationErrorBody)))]
         pub async fn $list(
             State(state): State<AppState>,
+            pager: Pager,
             format: WantsGeoJson,
             ValidQuery(q): ValidQuery<StatusQuery>,
         ) -> Result<Response, AppError> {
-            list::<$record>(&state, format, &q).await
+            list::<$record>(&state, &pager, format, &q).await
         }
 
         #[utoipa::path(get, path = $one_path, tag = "canonical", params(($id = Uuid, Path)),
@@ -225,24 +226,25 @@ pub struct ContributionQuery {
     pub target_canonical_id: Option<Uuid>,
     pub space_time_entry_id: Option<Uuid>,
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/canonical-link-contributions", tag = "canonical", params(ContributionQuery),
     responses((status = 200, description = "Link contributions, newest first", body = Vec<LinkContribution>), (status = 422, body = ValidationErrorBody)))]
 pub async fn list_contributions(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<ContributionQuery>,
-) -> Result<Json<Vec<LinkContribution>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let filter = ContributionFilter {
         target_canonical_table: q.target_canonical_table,
         target_canonical_id: q.target_canonical_id,
         space_time_entry_id: q.space_time_entry_id,
     };
-    Ok(Json(
-        canonical::contributions(&state, filter, params)
-            .await?
-            .items,
-    ))
+    let page = canonical::contributions(&state, filter, params).await?;
+    Ok(pager.json(page, |c| c.id))
 }

@@ -2,7 +2,7 @@
 //! updates or deletes a certificate; those methods answer 405.
 
 use super::Created;
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
@@ -14,6 +14,7 @@ use crate::records::certificates::{
 use crate::services::certificates;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -27,6 +28,8 @@ pub struct CertificateQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -55,19 +58,20 @@ pub async fn create_certificate(
 
 #[utoipa::path(get, path = "/api/v1/committed-trust-certificates", tag = "committed_trust_certificates",
     params(CertificateQuery),
-    responses((status = 200, description = "Newest first", body = Vec<CommittedTrustCertificate>),
+    responses((status = 200, description = "Newest first, a page at a time", body = Vec<CommittedTrustCertificate>),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_certificates(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<CertificateQuery>,
-) -> Result<Json<Vec<CommittedTrustCertificate>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let filter = CertificateFilter {
         agent_id: q.agent_id,
         currency_code: q.currency_code,
     };
     let page = certificates::list(&state, filter, params, &["query", "currency_code"]).await?;
-    Ok(Json(page.items))
+    Ok(pager.json(page, |c| c.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/committed-trust-certificates/{certificate_id}", tag = "committed_trust_certificates",

@@ -1,8 +1,9 @@
 //! /api/v1/space-time-entries, its rubrics and guide, and /api/v1/attachments
 
 use super::geojson::{self, WantsGeoJson};
+use super::paging::Pager;
 use super::{Created, multipart};
-use crate::domain::{EntryStatus, ListParams};
+use crate::domain::EntryStatus;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, UuidPath, ValidJson, ValidQuery, parse_json};
@@ -66,21 +67,26 @@ pub async fn create_entry(
 pub struct EntryListQuery {
     pub status: Option<EntryStatus>,
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries", tag = "space-time-entries", params(EntryListQuery, geojson::FormatQuery),
-    responses((status = 200, description = "Newest first; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
+    responses((status = 200, description = "Newest first, a page at a time; `f=geojson` or `Accept: application/geo+json` gives a FeatureCollection",
                content((Vec<SpaceTimeEntry> = "application/json"), (FeatureCollection<SpaceTimeEntry> = "application/geo+json"))),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn list_entries(
     State(state): State<AppState>,
+    pager: Pager,
     format: WantsGeoJson,
     ValidQuery(q): ValidQuery<EntryListQuery>,
 ) -> Result<Response, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let page = entries::list(&state, q.status, None, params).await?;
-    Ok(geojson::records(format, page.items))
+    let next = page.next_cursor(pager.list(), |entry| entry.id);
+    Ok(pager.with_next(geojson::records(format, page.items), next.as_deref()))
 }
 
 #[utoipa::path(get, path = "/api/v1/space-time-entries/{entry_id}", tag = "space-time-entries",

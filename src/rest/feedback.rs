@@ -1,9 +1,8 @@
 //! /api/v1/notes and /api/v1/signals (no key required; a bearer, when sent, must be valid).
 
 use super::Created;
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
-use crate::http::Json;
 use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::http::{MaybeAuth, ValidJson, ValidQuery};
 use crate::records::feedback::Note;
@@ -14,6 +13,7 @@ use crate::services::notes::{self, NoteCreate};
 use crate::services::signals::{self, SignalCreate};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -27,7 +27,10 @@ pub struct TargetQuery {
     pub target_table: Option<String>,
     pub target_id: Option<Uuid>,
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/notes", tag = "feedback", request_body = NoteCreate,
@@ -44,20 +47,22 @@ pub async fn create_note(
 }
 
 #[utoipa::path(get, path = "/api/v1/notes", tag = "feedback", params(TargetQuery),
-    responses((status = 200, description = "Notes visible to the caller", body = Vec<Note>),
+    responses((status = 200, description = "Notes visible to the caller, newest first", body = Vec<Note>),
               (status = 401, body = ErrorBody), (status = 422, body = ValidationErrorBody)))]
 pub async fn list_notes(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<TargetQuery>,
-) -> Result<Json<Vec<Note>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let filter = NoteFilter {
         target_schema: q.target_schema,
         target_table: q.target_table,
         target_id: q.target_id,
     };
-    Ok(Json(notes::list(&state, &ctx, filter, params).await?.items))
+    let page = notes::list(&state, &ctx, filter, params).await?;
+    Ok(pager.json(page, |n| n.id))
 }
 
 #[utoipa::path(post, path = "/api/v1/signals", tag = "feedback", request_body = SignalCreate,
@@ -77,13 +82,15 @@ pub async fn create_signal(
     responses((status = 200, description = "Signals on the target, newest first", body = Vec<Signal>), (status = 422, body = ValidationErrorBody)))]
 pub async fn list_signals(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<TargetQuery>,
-) -> Result<Json<Vec<Signal>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let filter = SignalFilter {
         target_schema: q.target_schema,
         target_table: q.target_table,
         target_id: q.target_id,
     };
-    Ok(Json(signals::list(&state, filter, params).await?.items))
+    let page = signals::list(&state, filter, params).await?;
+    Ok(pager.json(page, |s| s.id))
 }

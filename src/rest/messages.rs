@@ -1,7 +1,7 @@
 //! /api/v1/messages (bearer on every route).
 
 use super::Created;
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
@@ -10,6 +10,7 @@ use crate::records::messages::{Message, MessageCreate};
 use crate::services::messages;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -24,6 +25,8 @@ pub struct MessageQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/messages", tag = "messages", security(("bearer" = [])),
@@ -49,16 +52,17 @@ pub async fn send_message(
 pub async fn list_messages(
     State(state): State<AppState>,
     Auth(ctx): Auth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<MessageQuery>,
-) -> Result<Json<Vec<Message>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let selection = messages::MessageSelection {
         counterparty: q.counterparty_agent_id,
         unread_only: q.unread_only,
         ..Default::default()
     };
     let page = messages::list(&state, &ctx, selection, params).await?;
-    Ok(Json(page.items))
+    Ok(pager.json(page, |m| m.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/messages/{message_id}", tag = "messages", security(("bearer" = [])),

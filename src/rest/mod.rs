@@ -11,6 +11,7 @@ mod health;
 mod messages;
 mod multipart;
 pub mod openapi_responses;
+mod paging;
 mod principals;
 mod processing;
 mod proposals;
@@ -21,8 +22,6 @@ mod search;
 mod terms;
 pub mod tiles;
 
-use crate::domain::ListParams;
-use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{ErrorBody, ValidationErrorBody};
 use crate::state::AppState;
@@ -45,19 +44,15 @@ impl<T: Serialize> IntoResponse for Created<T> {
     }
 }
 
-/// `limit`: 1 to 500, default 100.
+/// `limit` (1 to 500, default 100) and `after` (`paging`): the parameters of a list with no filter.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LimitQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-}
-
-impl LimitQuery {
-    pub fn params(&self) -> Result<ListParams, AppError> {
-        ListParams::new(self.limit, None, &["query", "limit"])
-    }
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[derive(OpenApi)]

@@ -6,9 +6,13 @@
 //! slowly, a full disk). Error answers an operation lists without a description get the standard
 //! one of their status here (OpenAPI requires a description on every response); a success answer
 //! must describe itself where it is declared. An optional request body is documented as its
-//! object, not as nullable (see `optional_body`).
+//! object, not as nullable (see `optional_body`). Every list that pages (`rest::paging`: a query
+//! parameter `after`) declares its `Link` and `X-Next-Cursor` headers here (see `paged`). An
+//! operation that answers malformed parameters with 400 (OGC API Features, the landing page)
+//! is not given a 422.
 
-use utoipa::openapi::path::{Operation, PathItem};
+use utoipa::openapi::header::Header;
+use utoipa::openapi::path::{Operation, ParameterIn, PathItem};
 use utoipa::openapi::schema::{Schema, SchemaType, Type};
 use utoipa::openapi::{ContentBuilder, OpenApi, Ref, RefOr, Required, ResponseBuilder};
 
@@ -61,7 +65,9 @@ fn complete_operation(operation: &mut Operation) {
         add(operation, "413", PAYLOAD_TOO_LARGE, "ErrorBody");
         add(operation, "415", UNSUPPORTED_MEDIA_TYPE, "ErrorBody");
     }
-    if json_body || operation.parameters.as_ref().is_some_and(|p| !p.is_empty()) {
+    let parameters = operation.parameters.as_ref().is_some_and(|p| !p.is_empty());
+    let answers_400 = operation.responses.responses.contains_key("400");
+    if json_body || (parameters && !answers_400) {
         add(operation, "422", INVALID, "ValidationErrorBody");
     }
     for (status, response) in operation.responses.responses.iter_mut() {
@@ -140,6 +146,7 @@ fn operations(item: &mut PathItem) -> impl Iterator<Item = (&mut Operation, bool
 pub fn complete(api: &mut OpenApi) {
     for item in api.paths.paths.values_mut() {
         for (operation, writes) in operations(item) {
+            paged(operation);
             complete_operation(operation);
             if writes {
                 complete_write(operation);
@@ -163,4 +170,37 @@ fn complete_write(operation: &mut Operation) {
         "The disk is full or below the free space kept in reserve: writes are refused until space is freed",
         "ErrorBody",
     );
+}
+
+/// A list that takes `after` (`rest::paging`): the parameter's description, and the headers that
+/// carry the next page on its 200 answer.
+fn paged(operation: &mut Operation) {
+    let after = operation
+        .parameters
+        .iter_mut()
+        .flatten()
+        .find_map(|parameter| match parameter {
+            RefOr::T(p) if p.name == "after" && p.parameter_in == ParameterIn::Query => Some(p),
+            _ => None,
+        });
+    let Some(after) = after else {
+        return;
+    };
+    after.description = Some(super::paging::AFTER_DESCRIPTION.to_string());
+    let Some(RefOr::T(ok)) = operation.responses.responses.get_mut("200") else {
+        return;
+    };
+    let mut link = Header::default();
+    link.description = Some(
+        "Only when a next page exists: `<url>; rel=\"next\"` (RFC 8288), the absolute URL of \
+         the next page, this request's parameters with `after` set"
+            .to_string(),
+    );
+    let mut cursor = Header::default();
+    cursor.description = Some(
+        "Only when a next page exists: the cursor to send as `after` for the next page".to_string(),
+    );
+    ok.headers.insert("Link".to_string(), link.into());
+    ok.headers
+        .insert("X-Next-Cursor".to_string(), cursor.into());
 }

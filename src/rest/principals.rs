@@ -1,5 +1,6 @@
 //! /api/v1/principals
 
+use super::paging::Pager;
 use super::{Created, LimitQuery};
 use crate::error::AppError;
 use crate::http::Json;
@@ -9,6 +10,7 @@ use crate::records::agents::PrincipalMembership;
 use crate::services::principals::{self, PrincipalCreate};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 
 #[utoipa::path(post, path = "/api/v1/principals", tag = "principals", request_body = PrincipalCreate,
     responses((status = 201, description = "The principal created", body = Principal), (status = 422, body = super::ValidationErrorBody),
@@ -27,9 +29,11 @@ pub async fn create_principal(
     responses((status = 200, description = "Principals, newest first", body = Vec<Principal>), (status = 422, body = super::ValidationErrorBody)))]
 pub async fn list_principals(
     State(state): State<AppState>,
-    ValidQuery(query): ValidQuery<LimitQuery>,
-) -> Result<Json<Vec<Principal>>, AppError> {
-    Ok(Json(principals::list(&state, query.params()?).await?.items))
+    pager: Pager,
+    ValidQuery(q): ValidQuery<LimitQuery>,
+) -> Result<Response, AppError> {
+    let page = principals::list(&state, pager.params(q.limit, q.after.as_deref())?).await?;
+    Ok(pager.json(page, |p| p.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/principals/{principal_id}", tag = "principals",
@@ -76,8 +80,10 @@ pub async fn list_memberships(
     State(state): State<AppState>,
     Auth(ctx): Auth,
     UuidPath(principal): UuidPath,
-    ValidQuery(query): ValidQuery<LimitQuery>,
-) -> Result<Json<Vec<PrincipalMembership>>, AppError> {
-    let page = principals::memberships(&state, &ctx, principal, query.params()?).await?;
-    Ok(Json(page.items))
+    pager: Pager,
+    ValidQuery(q): ValidQuery<LimitQuery>,
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
+    let page = principals::memberships(&state, &ctx, principal, params).await?;
+    Ok(pager.json(page, |m| m.agent_id))
 }

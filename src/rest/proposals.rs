@@ -2,7 +2,7 @@
 //! (public, like the review queue) and their decisions (admin); /api/v1/agents/me/field-proposals:
 //! the caller's own.
 
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, UuidPath, ValidQuery};
@@ -12,6 +12,7 @@ use crate::records::proposals::ProposalFilter;
 use crate::services::proposals;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -25,25 +26,27 @@ pub struct ProposalsQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// The id of the last proposal of the previous page: the next page starts after it.
-    pub after: Option<uuid::Uuid>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/review-queue/field-proposals", operation_id = "list_field_proposals", tag = "review", params(ProposalsQuery),
     responses((status = 200, description = "Field proposals, newest first: the record's value and the contested one, each with its evidence, and why it is contested",
                body = Vec<FieldProposal>),
-              (status = 422, description = "An unknown status, a limit out of range or a malformed id", body = ValidationErrorBody)))]
+              (status = 422, description = "An unknown status, a limit out of range, a malformed id or a cursor of another list", body = ValidationErrorBody)))]
 pub async fn list(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<ProposalsQuery>,
-) -> Result<Json<Vec<FieldProposal>>, AppError> {
+) -> Result<Response, AppError> {
     let filter = ProposalFilter {
         status: proposals::status_filter(q.status.as_deref(), &["query", "status"])?,
         agent_id: q.agent_id,
         record_id: q.record_id,
     };
-    let params = ListParams::new(q.limit, q.after, &["query", "limit"])?;
-    Ok(Json(proposals::list(&state, filter, params).await?.items))
+    let params = pager.params(q.limit, q.after.as_deref())?;
+    let page = proposals::list(&state, filter, params).await?;
+    Ok(pager.json(page, |p| p.id))
 }
 
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
@@ -54,8 +57,8 @@ pub struct MyProposalsQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
-    /// The id of the last proposal of the previous page.
-    pub after: Option<uuid::Uuid>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/agents/me/field-proposals", operation_id = "list_my_field_proposals", tag = "agents", security(("bearer" = [])),
@@ -63,17 +66,17 @@ pub struct MyProposalsQuery {
     responses((status = 200, description = "The values the caller's entries proposed for established identity fields, newest first, with how each was decided",
                body = Vec<FieldProposal>),
               (status = 401, description = "No valid bearer key or token", body = ErrorBody),
-              (status = 422, description = "An unknown status, a limit out of range or a malformed id", body = ValidationErrorBody)))]
+              (status = 422, description = "An unknown status, a limit out of range or a cursor of another list", body = ValidationErrorBody)))]
 pub async fn mine(
     State(state): State<AppState>,
     Auth(ctx): Auth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<MyProposalsQuery>,
-) -> Result<Json<Vec<FieldProposal>>, AppError> {
+) -> Result<Response, AppError> {
     let status = proposals::status_filter(q.status.as_deref(), &["query", "status"])?;
-    let params = ListParams::new(q.limit, q.after, &["query", "limit"])?;
-    Ok(Json(
-        proposals::mine(&state, &ctx, status, params).await?.items,
-    ))
+    let params = pager.params(q.limit, q.after.as_deref())?;
+    let page = proposals::mine(&state, &ctx, status, params).await?;
+    Ok(pager.json(page, |p| p.id))
 }
 
 #[utoipa::path(post, path = "/api/v1/review-queue/field-proposals/{field_proposal_id}/accept", operation_id = "accept_field_proposal", tag = "review",

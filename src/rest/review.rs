@@ -1,6 +1,7 @@
 //! /api/v1/review-queue: entries waiting for an operator (public) and their resolution (admin).
 
 use super::LimitQuery;
+use super::paging::Pager;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, UuidPath, ValidJson, ValidQuery};
@@ -11,6 +12,7 @@ use crate::records::review::{ReviewItem, ReviewResolutionInput};
 use crate::services::review;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 
 #[utoipa::path(get, path = "/api/v1/review-queue", tag = "review", operation_id = "list_review_queue", params(LimitQuery),
     responses((status = 200, description = "Entries waiting for review, newest first, with why and the candidates weighed",
@@ -18,9 +20,11 @@ use axum::extract::State;
               (status = 422, body = ValidationErrorBody)))]
 pub async fn queue(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<LimitQuery>,
-) -> Result<Json<Vec<ReviewItem>>, AppError> {
-    Ok(Json(review::queue(&state, q.params()?).await?.items))
+) -> Result<Response, AppError> {
+    let page = review::queue(&state, pager.params(q.limit, q.after.as_deref())?).await?;
+    Ok(pager.json(page, |item| item.space_time_entry_id))
 }
 
 #[utoipa::path(post, path = "/api/v1/review-queue/{space_time_entry_id}/resolution", tag = "review", operation_id = "resolve_review_item",
@@ -49,7 +53,10 @@ pub struct DuplicatesQuery {
     /// Only pairs involving this record.
     pub record_id: Option<uuid::Uuid>,
     /// 1 to 500, default 100.
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(get, path = "/api/v1/review-queue/duplicates", tag = "review", operation_id = "list_duplicate_candidates", params(DuplicatesQuery),
@@ -57,9 +64,10 @@ pub struct DuplicatesQuery {
               (status = 422, body = ValidationErrorBody)))]
 pub async fn duplicates(
     State(state): State<AppState>,
+    pager: Pager,
     ValidQuery(q): ValidQuery<DuplicatesQuery>,
-) -> Result<Json<Vec<DuplicateCandidate>>, AppError> {
-    let params = crate::domain::ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let page = crate::services::signals::duplicate_candidates(
         &state,
         q.status.as_deref(),
@@ -67,7 +75,7 @@ pub async fn duplicates(
         params,
     )
     .await?;
-    Ok(Json(page.items))
+    Ok(pager.json(page, |pair| pair.id))
 }
 
 #[utoipa::path(post, path = "/api/v1/review-queue/duplicates/{duplicate_candidate_id}/dismiss", tag = "review",

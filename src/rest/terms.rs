@@ -2,7 +2,7 @@
 //! show what the caller may see: public terms to everyone, private ones to their parties).
 
 use super::Created;
-use crate::domain::ListParams;
+use super::paging::Pager;
 use crate::error::AppError;
 use crate::http::Json;
 use crate::http::{Auth, MaybeAuth, UuidPath, ValidJson, ValidQuery};
@@ -15,6 +15,7 @@ use crate::records::terms::{
 use crate::services::terms;
 use crate::state::AppState;
 use axum::extract::State;
+use axum::response::Response;
 use serde::Deserialize;
 use uuid::Uuid;
 
@@ -25,6 +26,8 @@ pub struct TermQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -35,6 +38,8 @@ pub struct SignatureQuery {
     /// 1 to 500, default 100.
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Where the page starts: the `X-Next-Cursor` of the page before.
+    pub after: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/transaction-terms", tag = "transaction_terms", security(("bearer" = [])),
@@ -59,11 +64,12 @@ pub async fn create_term(
 pub async fn list_terms(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<TermQuery>,
-) -> Result<Json<Vec<TransactionTerm>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let page = terms::list_terms(&state, &ctx, q.created_by_agent_id, params).await?;
-    Ok(Json(page.items))
+    Ok(pager.json(page, |t| t.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/transaction-terms/{transaction_term_id}", tag = "transaction_terms",
@@ -102,15 +108,16 @@ pub async fn sign_term(
 pub async fn list_signatures(
     State(state): State<AppState>,
     MaybeAuth(ctx): MaybeAuth,
+    pager: Pager,
     ValidQuery(q): ValidQuery<SignatureQuery>,
-) -> Result<Json<Vec<TransactionTermsSignature>>, AppError> {
-    let params = ListParams::new(q.limit, None, &["query", "limit"])?;
+) -> Result<Response, AppError> {
+    let params = pager.params(q.limit, q.after.as_deref())?;
     let filter = SignatureFilter {
         transaction_term_id: q.transaction_term_id,
         signed_by_agent_id: q.signed_by_agent_id,
     };
     let page = terms::list_signatures(&state, &ctx, filter, params).await?;
-    Ok(Json(page.items))
+    Ok(pager.json(page, |s| s.id))
 }
 
 #[utoipa::path(get, path = "/api/v1/transaction-terms-signatures/{signature_id}", tag = "transaction_terms",

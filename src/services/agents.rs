@@ -150,13 +150,8 @@ pub async fn list(state: &AppState, params: ListParams) -> AppResult<Page<Agent>
 
 /// The REST list: public metadata only (no free-form metadata, no certificate totals).
 #[tracing::instrument(name = "agents::list_public", level = "debug", skip_all)]
-pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Vec<AgentPublic>> {
-    Ok(list(state, params)
-        .await?
-        .items
-        .into_iter()
-        .map(AgentPublic::from)
-        .collect())
+pub async fn list_public(state: &AppState, params: ListParams) -> AppResult<Page<AgentPublic>> {
+    Ok(list(state, params).await?.map(AgentPublic::from))
 }
 
 #[tracing::instrument(

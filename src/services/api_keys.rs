@@ -3,7 +3,7 @@
 use crate::auth::api_key;
 use crate::ctx::Ctx;
 use crate::db::api_keys::{self as db, ApiKey, NewApiKey};
-use crate::domain::{AgentType, ListParams, Violations, scopes};
+use crate::domain::{AgentType, ListParams, Page, Violations, scopes};
 use crate::error::{AppError, AppResult};
 pub use crate::records::agents::ApiKeyCreate;
 pub use crate::records::agents::ApiKeyCreated;
@@ -12,11 +12,12 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-/// The caller's newest `params.limit` keys.
+/// The caller's keys, newest first, a page at a time.
 #[tracing::instrument(name = "api_keys::list_mine", level = "debug", skip_all)]
-pub async fn list_mine(state: &AppState, ctx: &Ctx, params: ListParams) -> AppResult<Vec<ApiKey>> {
+pub async fn list_mine(state: &AppState, ctx: &Ctx, params: ListParams) -> AppResult<Page<ApiKey>> {
     let actor = ctx.require_actor()?;
-    Ok(db::list_for_agent(&state.pool, actor.agent_id, params.limit).await?)
+    let rows = db::list_for_agent(&state.pool, actor.agent_id, &params).await?;
+    Ok(Page::from_rows(rows, &params))
 }
 
 #[tracing::instrument(name = "api_keys::create_mine", level = "debug", skip_all)]

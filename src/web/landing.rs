@@ -1,10 +1,12 @@
 //! `GET /`: the landing page, linking every surface the server offers (REST, OpenAPI, GraphQL and
 //! GraphiQL, MCP, the explorer and its tiles, the documentation, metrics, health, readiness). As
 //! OGC API landing pages do: HTML for a browser, `{title, description, links}` JSON for a client,
-//! chosen by `Accept` (or `?f=html|json`, which wins).
+//! chosen by `Accept` (or `?f=html|json`, which wins). An unknown `f` is a 400, as on the OGC
+//! API Features routes this page leads to (`http::parameter_error`).
 
 use super::layout::{escape, page};
-use crate::http::{ValidQuery, base_url};
+use crate::error::AppError;
+use crate::http::{ErrorBody, ValidQuery, base_url, parameter_error};
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -142,15 +144,21 @@ const SURFACES: [(&str, &str, &str, &str); 14] = [
 /// The landing page: a link to each surface (REST API and its OpenAPI description, GraphQL and
 /// GraphiQL, MCP, the explorer and its tiles, the documentation, metrics, health, readiness).
 /// HTML for a browser (`Accept: text/html`), otherwise JSON with `title`, `description` and
-/// `links` (`href`, `rel`, `type`, `title`), as OGC API landing pages are; `f` overrides `Accept`.
+/// `links` (`href`, `rel`, `type`, `title`), as OGC API landing pages are; `f` overrides `Accept`
+/// (an unknown `f` is a 400, as on the OGC API Features routes).
 #[utoipa::path(get, path = "/", tag = "public", operation_id = "landing_page",
     params(LandingParams, ("Accept" = Option<String>, Header)),
     responses((status = 200, description = "The landing page: JSON links, or HTML for a browser",
-               content((LandingPage = "application/json"), (String = "text/html")))))]
+               content((LandingPage = "application/json"), (String = "text/html"))),
+              (status = 400, description = "An unknown `f` (use `json` or `html`)", body = ErrorBody)))]
 pub async fn landing(
-    ValidQuery(params): ValidQuery<LandingParams>,
+    query: Result<ValidQuery<LandingParams>, AppError>,
     headers: HeaderMap,
 ) -> Response {
+    let params = match query {
+        Ok(ValidQuery(params)) => params,
+        Err(error) => return parameter_error(error),
+    };
     let format = params.f.unwrap_or_else(|| negotiate(&headers));
     let base = base_url(&headers);
     let mut response = match format {

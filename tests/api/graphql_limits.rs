@@ -55,6 +55,29 @@ async fn a_fan_out_of_large_pages_is_refused_before_it_runs() {
 }
 
 #[tokio::test]
+async fn a_query_too_complex_is_told_its_cost_and_the_limit() {
+    let app = TestApp::new().await;
+    let query = "query($n: Int) { agents(first: $n) { edges { node { entries(first: $n) { edges { node { id } } } } } } }";
+    let r = app.graphql(query, json!({"n": 500}), None).await;
+    assert_eq!(code(&r.body), "QUERY_TOO_COMPLEX", "{}", r.text);
+    let extensions = &r.body["errors"][0]["extensions"];
+    let cost = extensions["cost"].as_u64().unwrap();
+    let limit = extensions["limit"].as_u64().unwrap();
+    assert_eq!(limit, 250_000);
+    // 500 agents × (edges, node, and 500 entries × (edges, node, id) + 1) + 1, the figure
+    // docs/graphql.md quotes.
+    assert_eq!(cost, 500 * (2 + (500 * 3 + 1)) + 1);
+    let message = r.body["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("its cost is {cost}")) && message.contains("the limit is 250000"),
+        "{message}"
+    );
+    // Halving the page size halves the cost: what the numbers are for.
+    let r = app.graphql(query, json!({"n": 250}), None).await;
+    assert!(r.body["errors"].is_null(), "{}", r.text);
+}
+
+#[tokio::test]
 async fn default_pages_of_a_dashboard_query_fit() {
     let app = TestApp::new().await;
     let r = app
@@ -109,6 +132,9 @@ async fn nesting_past_the_depth_limit_is_refused_even_through_fragments() {
         fragment A on Agent { entries(first: 1) { edges { node { agent { entries(first: 1) { edges { node { agent { entries(first: 1) { edges { node { id } } } } } } } } } } } }";
     let r = app.graphql(query, json!({}), None).await;
     assert_eq!(code(&r.body), "QUERY_TOO_DEEP", "{}", r.text);
+    let extensions = &r.body["errors"][0]["extensions"];
+    assert_eq!(extensions["limit"], 12, "{}", r.text);
+    assert!(extensions["depth"].as_u64().unwrap() > 12, "{}", r.text);
 }
 
 #[tokio::test]

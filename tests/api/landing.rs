@@ -93,14 +93,22 @@ async fn a_browser_gets_the_landing_page_as_html_with_a_link_to_every_surface() 
 }
 
 #[tokio::test]
-async fn an_unknown_landing_page_format_is_a_422_at_query_f() {
+async fn an_unknown_landing_page_format_is_a_400_naming_f_as_on_the_ogc_routes() {
     let app = TestApp::new().await;
     let r = landing(&app, "/?f=xml", None).await;
-    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert_eq!(
-        r.body["detail"][0]["loc"],
-        serde_json::json!(["query", "f"])
-    );
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert_eq!(r.body["code"], "BAD_REQUEST");
+    let detail = r.body["detail"].as_str().unwrap();
+    assert!(detail.starts_with("f: "), "{detail}");
+    // The OGC routes answer the same mistake the same way.
+    let ogc = app.get("/collections?f=xml").await;
+    assert_eq!(ogc.status, StatusCode::BAD_REQUEST, "{}", ogc.text);
+    assert_eq!(ogc.body["code"], r.body["code"]);
+    // And the OpenAPI document says so, with no 422 the page never answers.
+    let doc = app.get("/openapi.json").await.body;
+    let responses = &doc["paths"]["/"]["get"]["responses"];
+    assert!(responses.get("400").is_some(), "{responses}");
+    assert!(responses.get("422").is_none(), "{responses}");
 }
 
 #[tokio::test]

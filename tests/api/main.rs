@@ -40,6 +40,7 @@ mod merges;
 mod offer_merges;
 mod ogc;
 mod openapi_document;
+mod paging;
 mod principals;
 mod processes;
 mod proposals;

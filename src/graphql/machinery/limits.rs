@@ -3,11 +3,16 @@
 //!
 //! - `QUERY_TOO_DEEP`: more than `MAX_DEPTH` nested fields (introspection fields excepted: the
 //!   standard introspection query nests `ofType` deeper, and its cost is fixed by the schema);
+//!   `extensions.depth` and `extensions.limit` say how deep and how deep it may be;
 //! - `TOO_MANY_ROOT_FIELDS`: more than `MAX_ROOT_FIELDS` root fields in one operation (aliases
 //!   make one field many: 300 aliased `search` calls are 300 root fields);
 //! - `TOO_MANY_ALIASES`: more than `MAX_ALIASES` aliased fields in the document;
 //! - `QUERY_TOO_COMPLEX`: a cost over `MAX_COMPLEXITY`, where every field costs 1 and a list costs
 //!   its page size (`first`, default 100; an edge list its bound of 100) times its children;
+//!   `extensions.cost` and `extensions.limit` (and the message) say the cost and the limit.
+//!   async-graphql refuses such a document without its cost, so a refused document is measured
+//!   once more by `Measure` on a copy of the schema without the limit (built on the first
+//!   refusal); a document within the limit is validated once, as before;
 //! - `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED` for the rest.
 //!
 //! Every request (POST, GET and each WebSocket subscription) passes through `LimitedSchema`, which
@@ -21,9 +26,11 @@
 use super::compiled::{Plan, Types};
 use crate::graphql::schema::AppSchema;
 use crate::state::AppState;
+use async_graphql::extensions::{Extension, ExtensionContext, ExtensionFactory, NextValidation};
 use async_graphql::parser::types::{ExecutableDocument, Selection, SelectionSet};
 use async_graphql::{
-    Data, Executor, Positioned, Request, Response, ServerError, ServerResult, Variables,
+    Data, Executor, Positioned, Request, Response, ServerError, ServerResult, ValidationResult,
+    Variables,
 };
 use futures::StreamExt;
 use futures::stream::BoxStream;
@@ -93,6 +100,9 @@ pub struct Gate {
     types: Arc<Types>,
     /// Mutations are refused (507) while the data volume is below its floor (`storage::space`).
     disk: Option<crate::storage::space::DiskFloor>,
+    /// The schema without its complexity limit, behind `Measure`: built when a first document is
+    /// refused as too complex, to tell its cost.
+    measuring: OnceLock<AppSchema>,
 }
 
 type DocumentCache = quick_cache::sync::Cache<String, Arc<Admitted>>;
@@ -155,6 +165,7 @@ impl LimitedSchema {
             persisted: Default::default(),
             types,
             disk,
+            measuring: OnceLock::new(),
         }))
     }
 
@@ -217,7 +228,98 @@ impl LimitedSchema {
         let document = Arc::try_unwrap(admitted)
             .map_or_else(|shared| shared.document.clone(), |own| own.document);
         request.set_parsed_query(document);
-        label(self.schema.execute(request).await)
+        // The executor reads the parsed document, not the text: the text is kept (moved, not
+        // copied) with the variables in case the document must be measured.
+        let again = Measurement {
+            query: std::mem::take(&mut request.query),
+            variables: request.variables.clone(),
+            operation_name: request.operation_name.clone(),
+        };
+        let mut response = self.schema.execute(request).await;
+        if response.errors.iter().any(is_too_complex) {
+            let cost = self.measure(again).await;
+            for error in response.errors.iter_mut().filter(|e| is_too_complex(e)) {
+                *error = too_complex(cost);
+            }
+        }
+        label(response)
+    }
+
+    /// The cost of a document the schema refused as too complex, when it can be told (a document
+    /// that is invalid besides is refused for that, without a cost).
+    async fn measure(&self, again: Measurement) -> Option<usize> {
+        let schema = self
+            .measuring
+            .get_or_init(crate::graphql::schema::measuring_schema);
+        let mut request = Request::new(again.query).variables(again.variables);
+        request.operation_name = again.operation_name;
+        let measured = schema.execute(request).await;
+        let extensions = measured.errors.first()?.extensions.as_ref()?;
+        match extensions.get("measured_cost")? {
+            async_graphql::Value::Number(n) => n.as_u64().and_then(|n| usize::try_from(n).ok()),
+            _ => None,
+        }
+    }
+}
+
+/// What a refused document is measured from.
+struct Measurement {
+    query: String,
+    variables: Variables,
+    operation_name: Option<String>,
+}
+
+/// async-graphql's own refusal of a document over the complexity limit (it carries no cost).
+fn is_too_complex(error: &ServerError) -> bool {
+    error.message == "Query is too complex."
+}
+
+/// The refusal the client sees: the cost when it was measured, and the limit.
+fn too_complex(cost: Option<usize>) -> ServerError {
+    let advice = "ask for smaller pages (first) or fewer nested fields";
+    let message = match cost {
+        Some(cost) => format!(
+            "Query is too complex: its cost is {cost}, the limit is {MAX_COMPLEXITY}; {advice}"
+        ),
+        None => format!(
+            "Query is too complex: its cost is over the limit of {MAX_COMPLEXITY}; {advice}"
+        ),
+    };
+    let mut error = ServerError::new(message, None);
+    let mut extensions = async_graphql::ErrorExtensionValues::default();
+    extensions.set("code", "QUERY_TOO_COMPLEX");
+    if let Some(cost) = cost {
+        extensions.set("cost", cost);
+    }
+    extensions.set("limit", MAX_COMPLEXITY);
+    error.extensions = Some(extensions);
+    error
+}
+
+/// Registered on the measuring schema only: stops every request after validation, with the
+/// document's cost in `extensions.measured_cost`. (The serving schema registers no extension:
+/// see the module's comment.)
+pub struct Measure;
+
+impl ExtensionFactory for Measure {
+    fn create(&self) -> Arc<dyn Extension> {
+        Arc::new(Measure)
+    }
+}
+
+#[async_trait::async_trait]
+impl Extension for Measure {
+    async fn validation(
+        &self,
+        ctx: &ExtensionContext<'_>,
+        next: NextValidation<'_>,
+    ) -> Result<ValidationResult, Vec<ServerError>> {
+        let result = next.run(ctx).await?;
+        let mut error = ServerError::new("measured", None);
+        let mut extensions = async_graphql::ErrorExtensionValues::default();
+        extensions.set("measured_cost", result.complexity);
+        error.extensions = Some(extensions);
+        Err(vec![error])
     }
 }
 
@@ -275,9 +377,12 @@ fn label(mut response: Response) -> Response {
         if coded {
             continue;
         }
-        let code = if error.message.contains("too complex") {
-            "QUERY_TOO_COMPLEX"
-        } else if error.message.contains("nested too deep") {
+        if is_too_complex(error) {
+            // A subscription's document (not measured): the limit at least.
+            *error = too_complex(None);
+            continue;
+        }
+        let code = if error.message.contains("nested too deep") {
             "QUERY_TOO_DEEP"
         } else {
             "GRAPHQL_VALIDATION_FAILED"
@@ -294,6 +399,22 @@ fn refusal(code: &str, message: String) -> ServerError {
     extensions.set("code", code);
     extensions.set("status", 422);
     error.extensions = Some(extensions);
+    error
+}
+
+/// A refusal with the figure that was over its limit, e.g. `depth: 14, limit: 12`.
+fn refusal_over(
+    code: &str,
+    message: String,
+    what: &str,
+    value: usize,
+    limit: usize,
+) -> ServerError {
+    let mut error = refusal(code, message);
+    if let Some(extensions) = error.extensions.as_mut() {
+        extensions.set(what, value);
+        extensions.set("limit", limit);
+    }
     error
 }
 
@@ -318,30 +439,39 @@ fn check_shape(document: &ExecutableDocument) -> ServerResult<()> {
     for (_, operation) in document.operations.iter() {
         let roots = shape.walk(&operation.node.selection_set, 0, 0);
         if roots > MAX_ROOT_FIELDS {
-            return Err(refusal(
+            return Err(refusal_over(
                 "TOO_MANY_ROOT_FIELDS",
                 format!(
                     "an operation may select at most {MAX_ROOT_FIELDS} root fields, this one selects {roots}"
                 ),
+                "root_fields",
+                roots,
+                MAX_ROOT_FIELDS,
             ));
         }
     }
     if shape.aliases > MAX_ALIASES {
-        return Err(refusal(
+        return Err(refusal_over(
             "TOO_MANY_ALIASES",
             format!(
                 "a document may alias at most {MAX_ALIASES} fields, this one aliases {}",
                 shape.aliases
             ),
+            "aliases",
+            shape.aliases,
+            MAX_ALIASES,
         ));
     }
     if shape.deepest > MAX_DEPTH {
-        return Err(refusal(
+        return Err(refusal_over(
             "QUERY_TOO_DEEP",
             format!(
                 "fields may nest at most {MAX_DEPTH} deep, this query nests {}",
                 shape.deepest
             ),
+            "depth",
+            shape.deepest,
+            MAX_DEPTH,
         ));
     }
     Ok(())

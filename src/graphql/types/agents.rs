@@ -132,7 +132,7 @@ impl Agent {
             return Ok(None);
         }
         let params = paging::params(first, None)?;
-        Ok(Some(api_keys::list_mine(state, rctx, params).await?))
+        Ok(Some(api_keys::list_mine(state, rctx, params).await?.items))
     }
     /// Messages this agent sent, newest first: only for the agent itself (null for others).
     #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
@@ -239,7 +239,7 @@ impl AgentQuery {
     async fn my_api_keys(&self, ctx: &Context<'_>, first: Option<i32>) -> Result<Vec<ApiKey>> {
         let (state, rctx) = ctx_parts(ctx);
         let params = paging::params(first, None)?;
-        Ok(api_keys::list_mine(state, rctx, params).await?)
+        Ok(api_keys::list_mine(state, rctx, params).await?.items)
     }
 }
 
