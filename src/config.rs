@@ -113,6 +113,13 @@ pub struct Config {
     )]
     pub cors_origins: Vec<String>,
 
+    /// A MapLibre style URL for the explorer's basemap instead of the bundled offline one (an
+    /// absolute `http`/`https` URL, e.g. a hosted style, or a deployment's own style over
+    /// PMTiles); unset by default. The explorer's content security policy then also allows the
+    /// style's origin, so its sources, sprite and glyphs must be there (docs/explorer.md).
+    #[arg(long, env = "STRS_BASEMAP_STYLE")]
+    pub basemap_style: Option<String>,
+
     /// Read replicas (streaming standbys of `DATABASE_URL`), comma-separated. Reads that
     /// tolerate lag (lists, search, public reads, GraphQL queries) go to a replica in rotation;
     /// writes, credential lookups and an agent's reads just after its own writes go to the primary.
@@ -185,6 +192,7 @@ impl Config {
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
             cors_origins: vec!["*".into()],
+            basemap_style: None,
             replica_urls: Vec::new(),
             replica_max_lag_ms: 5_000,
             replica_check_ms: 1_000,
@@ -209,6 +217,9 @@ impl Config {
     pub fn validate(&self) -> anyhow::Result<()> {
         for origin in &self.cors_origins {
             check_origin(origin).map_err(anyhow::Error::msg)?;
+        }
+        if let Some(style) = &self.basemap_style {
+            crate::web::explorer::basemap_origin(style).map_err(anyhow::Error::msg)?;
         }
         if let Some(secret) = &self.jwt_secret {
             anyhow::ensure!(

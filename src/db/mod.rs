@@ -34,6 +34,7 @@ pub mod signals;
 pub mod signatures;
 pub mod supervisor;
 pub mod terms;
+pub mod tile_extent;
 pub mod tiles;
 pub mod touched;
 pub mod transformer_runs;

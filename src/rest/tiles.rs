@@ -1,5 +1,6 @@
-//! GET /tiles/{z}/{x}/{y}.mvt (Mapbox Vector Tiles of the canonical records) and
-//! GET /tiles/{tileset}.json (their TileJSON). The router's paths cannot end a parameter with a
+//! GET /tiles/{z}/{x}/{y}.mvt (Mapbox Vector Tiles of the canonical records),
+//! GET /tiles/{tileset}.json (their TileJSON) and GET /tiles/metadata.json (their MBTiles
+//! metadata, for GDAL). The router's paths cannot end a parameter with a
 //! suffix, so the routes are `/tiles/{z}/{x}/{y}` and `/tiles/{file}` and the suffixes are
 //! checked here; the OpenAPI document names the real paths (`tiles_openapi`).
 
@@ -7,7 +8,7 @@ use crate::error::AppError;
 use crate::http::Json;
 use crate::http::ValidQuery;
 use crate::http::ValidationErrorBody;
-use crate::records::tiles::TileJson;
+use crate::records::tiles::{TileJson, TilesetMetadata};
 use crate::services::tiles::{self, TileAddress, TileFilters};
 use crate::state::AppState;
 use axum::extract::rejection::RawPathParamsRejection;
@@ -102,13 +103,17 @@ pub async fn tile(
 ///
 /// `records` (every kind, one layer each) or `entities`, `listings`, `requests` (one layer).
 /// The filters given here are carried into the tile URL, so a map client pointed at
-/// `/tiles/records.json?category=plumber` draws plumbers only. 404 for another tileset.
+/// `/tiles/records.json?category=plumber` draws plumbers only. `bounds` and `center` say where
+/// the records of the tileset's kinds are (filters aside), from the database's statistics; the
+/// whole world when there is none. 404 for another tileset.
 #[utoipa::path(get, path = "/tiles/{tileset}.json", tag = "tiles", operation_id = "get_tilejson",
-    params(("tileset" = String, Path, description = "records, entities, listings or requests"), TileParams),
+    params(("tileset" = String, Path, description = "records, entities, listings or requests",
+            pattern = "^(records|entities|listings|requests)$"), TileParams),
     responses((status = 200, description = "The TileJSON 3.0.0 description of the tileset", body = TileJson, headers(("Cache-Control" = String))),
               (status = 404, body = super::ErrorBody),
               (status = 422, body = ValidationErrorBody)))]
 pub async fn tilejson(
+    State(state): State<AppState>,
     path: Result<RawPathParams, RawPathParamsRejection>,
     ValidQuery(params): ValidQuery<TileParams>,
     headers: HeaderMap,
@@ -118,7 +123,20 @@ pub async fn tilejson(
         return Err(AppError::NotFound("route"));
     };
     let base = crate::http::base_url(&headers);
-    let body = tiles::tilejson(tileset, &base, &params.filters())?;
+    let body = tiles::tilejson(&state, tileset, &base, &params.filters()).await?;
+    Ok(([(header::CACHE_CONTROL, "public, max-age=300")], Json(body)).into_response())
+}
+
+/// Describe the tiles for GDAL (MBTiles metadata)
+///
+/// The tileset of every kind as tippecanoe describes a directory of tiles (`metadata.json` at its
+/// root): text values, the layers and their fields' types in `json`. GDAL's MVT driver reads it
+/// beside the zoom levels, so `ogrinfo -oo TILE_EXTENSION=mvt MVT:{base}/tiles/14` lists the
+/// three layers and reads their points at zoom 14 within `bounds`.
+#[utoipa::path(get, path = "/tiles/metadata.json", tag = "tiles", operation_id = "get_tileset_metadata",
+    responses((status = 200, description = "The MBTiles metadata of the tiles (every kind)", body = TilesetMetadata, headers(("Cache-Control" = String)))))]
+pub async fn metadata(State(state): State<AppState>) -> Result<Response, AppError> {
+    let body = tiles::metadata(&state).await?;
     Ok(([(header::CACHE_CONTROL, "public, max-age=300")], Json(body)).into_response())
 }
 
@@ -134,12 +152,17 @@ fn segment<'a>(path: &'a RawPathParams, name: &str) -> &'a str {
 }
 
 #[derive(OpenApi)]
-#[openapi(paths(tile, tilejson), components(schemas(TileJson)))]
+#[openapi(
+    paths(tile, tilejson, metadata),
+    components(schemas(TileJson, TilesetMetadata))
+)]
 struct TilesDoc;
 
-/// The two routes under their router paths, and their OpenAPI description under the real ones.
+/// The routes under their router paths (`metadata.json`, a fixed name, wins over `{file}`), and
+/// their OpenAPI description under the real ones.
 pub fn routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
     utoipa_axum::router::OpenApiRouter::with_openapi(TilesDoc::openapi())
         .route("/tiles/{z}/{x}/{y}", axum::routing::get(tile))
+        .route("/tiles/metadata.json", axum::routing::get(metadata))
         .route("/tiles/{file}", axum::routing::get(tilejson))
 }

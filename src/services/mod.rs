@@ -38,6 +38,7 @@ pub mod review;
 pub mod search;
 pub mod signals;
 pub mod terms;
+pub mod tile_extent;
 pub mod tiles;
 pub mod tokens;
 pub mod touched;

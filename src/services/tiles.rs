@@ -6,7 +6,7 @@ use crate::db;
 use crate::db::tiles::{CATEGORY_CHARS, GRID, NAME_CHARS, SPARSE_LIMIT, TileQuery};
 use crate::domain::{CanonicalTable, Violations};
 use crate::error::{AppError, AppResult};
-use crate::records::tiles::{TileJson, VectorLayer};
+use crate::records::tiles::{TileJson, TilesetMetadata, VectorLayer};
 use crate::state::AppState;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
@@ -232,15 +232,8 @@ fn layer(table: CanonicalTable) -> VectorLayer {
     }
 }
 
-/// The TileJSON of `tileset` (404 for another name), its tile URL under `base_url` (the scheme
-/// and host the client used, or empty for a path-only URL) carrying the validated filters.
-pub fn tilejson(tileset: &str, base_url: &str, filters: &TileFilters<'_>) -> AppResult<TileJson> {
-    if !TILESETS.contains(&tileset) {
-        return Err(AppError::NotFound("tileset"));
-    }
-    let mut query = Violations::at(&["query"]);
-    let checked = check_filters(filters, &mut query);
-    query.into_result()?;
+/// The tables of `tileset` (one of `TILESETS`) under the validated filters.
+fn tileset_tables(tileset: &str, checked: &Checked<'_>) -> AppResult<Vec<CanonicalTable>> {
     let tables: Vec<CanonicalTable> = match tileset {
         "records" => checked.tables.clone(),
         one => checked
@@ -257,6 +250,11 @@ pub fn tilejson(tileset: &str, base_url: &str, filters: &TileFilters<'_>) -> App
             "value_error",
         ));
     }
+    Ok(tables)
+}
+
+/// The tile URL template under `base_url` with the validated filters.
+fn tile_url(base_url: &str, tables: &[CanonicalTable], checked: &Checked<'_>) -> String {
     let mut params = url::form_urlencoded::Serializer::new(String::new());
     if tables.len() < CanonicalTable::ALL.len() {
         let kinds: Vec<&str> = tables.iter().map(|t| db::tiles::kind_name(*t)).collect();
@@ -276,17 +274,88 @@ pub fn tilejson(tileset: &str, base_url: &str, filters: &TileFilters<'_>) -> App
         url.push('?');
         url.push_str(&params);
     }
+    url
+}
+
+/// The TileJSON of `tileset` (404 for another name), its tile URL under `base_url` (the scheme
+/// and host the client used, or empty for a path-only URL) carrying the validated filters, its
+/// `bounds` and `center` where the records of its kinds are (`area`).
+pub async fn tilejson(
+    state: &AppState,
+    tileset: &str,
+    base_url: &str,
+    filters: &TileFilters<'_>,
+) -> AppResult<TileJson> {
+    if !TILESETS.contains(&tileset) {
+        return Err(AppError::NotFound("tileset"));
+    }
+    let mut query = Violations::at(&["query"]);
+    let checked = check_filters(filters, &mut query);
+    query.into_result()?;
+    let tables = tileset_tables(tileset, &checked)?;
+    let area = super::tile_extent::area(state, &tables).await?;
     Ok(TileJson {
         tilejson: "3.0.0".into(),
         name: tileset.to_string(),
-        description: "Canonical records of the Space-Time Records Service; merged records never, archived and withdrawn ones only when asked for by status".into(),
+        description: DESCRIPTION.into(),
         version: format!("{TILE_FORMAT}.0.0"),
         scheme: "xyz".into(),
-        tiles: vec![url],
+        tiles: vec![tile_url(base_url, &tables, &checked)],
         minzoom: 0,
         maxzoom: TILEJSON_MAX_ZOOM,
-        bounds: vec![-180.0, -85.051_128_779_806_6, 180.0, 85.051_128_779_806_6],
-        center: vec![0.0, 20.0, 1.0],
+        bounds: area.bounds.to_vec(),
+        center: area.center.to_vec(),
         vector_layers: tables.into_iter().map(layer).collect(),
+    })
+}
+
+const DESCRIPTION: &str = "Canonical records of the Space-Time Records Service; merged records never, archived and withdrawn ones only when asked for by status";
+
+/// The tileset of every kind as a directory of tiles for GDAL's MVT driver
+/// (`MVT:{base}/tiles/{z}` with `-oo TILE_EXTENSION=mvt`), which reads `metadata.json` beside
+/// the zoom levels: the MBTiles metadata tippecanoe writes, text values and the layers with their
+/// fields' types in `json`.
+pub async fn metadata(state: &AppState) -> AppResult<TilesetMetadata> {
+    let tables = CanonicalTable::ALL.to_vec();
+    let area = super::tile_extent::area(state, &tables).await?;
+    let join = |values: &[f64]| -> String {
+        values
+            .iter()
+            .map(|v| format!("{v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let layers: Vec<serde_json::Value> = tables
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "id": db::tiles::layer_name(*t),
+                "description": format!("Canonical {} records, one point each, or clusters where dense", db::tiles::kind_name(*t)),
+                "minzoom": 0,
+                "maxzoom": TILEJSON_MAX_ZOOM,
+                "fields": {"id": "String", "kind": "String", "name": "String", "category": "String",
+                           "confidence": "Number", "count": "Number"},
+            })
+        })
+        .collect();
+    let stats: Vec<serde_json::Value> = tables
+        .iter()
+        .map(|t| serde_json::json!({"layer": db::tiles::layer_name(*t), "geometry": "Point"}))
+        .collect();
+    let json = serde_json::json!({
+        "vector_layers": layers,
+        "tilestats": {"layerCount": stats.len(), "layers": stats},
+    });
+    Ok(TilesetMetadata {
+        name: "records".into(),
+        description: DESCRIPTION.into(),
+        version: TILE_FORMAT.into(),
+        minzoom: "0".into(),
+        maxzoom: TILEJSON_MAX_ZOOM.to_string(),
+        bounds: join(&area.bounds),
+        center: join(&area.center),
+        kind: "overlay".into(),
+        format: "pbf".into(),
+        json: json.to_string(),
     })
 }

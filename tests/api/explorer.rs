@@ -37,7 +37,8 @@ async fn the_explorer_page_and_its_bundle_come_from_this_server_only() {
         ("explorer.js", "text/javascript", 500_000),
         ("explorer.css", "text/css", 10_000),
         ("maplibre-gl-worker.mjs", "text/javascript", 100_000),
-        ("countries-50m.json", "application/json", 500_000),
+        ("countries-10m.json", "application/json", 2_000_000),
+        ("places.json", "application/json", 500_000),
     ] {
         let asset = app.get(&format!("/explore/{file}")).await;
         assert_eq!(asset.status, StatusCode::OK, "{file}");
@@ -57,8 +58,17 @@ async fn the_explorer_page_and_its_bundle_come_from_this_server_only() {
             .await;
         assert_eq!(again.status, StatusCode::NOT_MODIFIED, "{file}");
     }
-    // The country outlines are world-atlas's TopoJSON.
-    let countries = app.get("/explore/countries-50m.json").await;
+    // The basemap: world-atlas's Natural Earth 1:10m countries (TopoJSON) and the places, each
+    // `[longitude, latitude, population, name]`, most populous first.
+    let places = app.get("/explore/places.json").await;
+    let list = places.body["places"].as_array().unwrap();
+    assert!(list.len() > 10_000, "{}", list.len());
+    assert!(list[0][2].as_i64().unwrap() >= list[1][2].as_i64().unwrap());
+    assert!(
+        list.iter().any(|p| p[3] == "Manchester"),
+        "Manchester is a place"
+    );
+    let countries = app.get("/explore/countries-10m.json").await;
     assert_eq!(countries.body["type"], "Topology");
     assert!(
         countries.body["objects"]["countries"]["geometries"]
@@ -71,6 +81,50 @@ async fn the_explorer_page_and_its_bundle_come_from_this_server_only() {
         app.get("/explore/nope.js").await.status,
         StatusCode::NOT_FOUND
     );
+    // No basemap style configured: the page names none and the policy allows no other origin.
+    assert!(
+        page.text
+            .contains(r#"<meta name="strs-basemap-style" content="">"#)
+    );
+    assert!(
+        policy.contains("connect-src 'self';") && policy.contains("img-src 'self' data: blob:;")
+    );
+}
+
+#[tokio::test]
+async fn a_configured_basemap_style_is_named_in_the_page_and_its_origin_allowed_by_the_policy() {
+    let style = "https://tiles.example.org:8443/styles/basic.json?key=a&lang=en";
+    let app = TestApp::with_config(|c| c.basemap_style = Some(style.into())).await;
+    let page = app.get("/explore").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.text.contains(
+            r#"<meta name="strs-basemap-style" content="https://tiles.example.org:8443/styles/basic.json?key=a&amp;lang=en">"#
+        ),
+        "{}",
+        page.text
+    );
+    for response in [&page, &app.get("/explore/maplibre-gl-worker.mjs").await] {
+        let policy = response.headers[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            policy.contains("connect-src 'self' https://tiles.example.org:8443;")
+                && policy.contains("img-src 'self' data: blob: https://tiles.example.org:8443;")
+                && policy.contains("script-src 'self';"),
+            "{policy}"
+        );
+    }
+    // A URL that is not an absolute http(s) one stops the configuration.
+    for bad in [
+        "/styles/basic.json",
+        "ftp://tiles.example.org/s.json",
+        "not a url",
+    ] {
+        let mut config = spacetime_records::config::Config::for_data_dir("/tmp".into());
+        config.basemap_style = Some(bad.into());
+        assert!(config.validate().is_err(), "{bad}");
+    }
 }
 
 #[tokio::test]
@@ -284,6 +338,7 @@ async fn every_graphql_document_of_the_explorer_runs_against_seeded_data() {
             "ExplorerExpandRecord" => (json!({"id": w.listing}), false),
             "ExplorerExpandEntry" => (json!({"id": entry}), false),
             "ExplorerAgent" => (json!({"id": w.agent}), false),
+            "ExplorerAgentRecords" => (json!({"id": w.agent}), false),
             "ExplorerReviewQueue" => (json!({}), false),
             "ExplorerOperator" => (json!({}), true),
             "ExplorerResolveReview" => (
@@ -318,6 +373,11 @@ fn check(name: &str, data: &Value, w: &World) {
                 .expect("email's source");
             assert_eq!(email["agent"]["displayName"], "Explorer Chamber");
             assert!(email["entry"]["id"].is_string() && email["observedAtTstampUtc"].is_string());
+            // Each contribution's entry carries its context: the page finds there which entry
+            // brought each category.
+            let first = &record["provenance"]["contributions"][0];
+            assert_eq!(first["linkType"], "CREATED");
+            assert_eq!(first["entry"]["context"]["categories"], json!(["plumber"]));
             assert!(
                 record["provenance"]["contributions"]
                     .as_array()
@@ -353,7 +413,27 @@ fn check(name: &str, data: &Value, w: &World) {
             assert!(data["entry"]["agent"]["id"].is_string());
             assert_eq!(data["entry"]["contributions"][0]["target"]["id"], w.plumber);
         }
+        "ExplorerAgentRecords" => {
+            // The directory's entries: the plumber, Acme and Bolt, each with where it is.
+            let entries = &data["agent"]["entries"];
+            assert_eq!(entries["totalCount"], 3, "{data}");
+            assert_eq!(entries["pageInfo"]["hasNextPage"], false);
+            let records: Vec<&Value> = entries["edges"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| &e["node"]["canonical"])
+                .collect();
+            assert!(records.iter().any(|r| r["id"] == w.plumber));
+            assert!(
+                records
+                    .iter()
+                    .filter(|r| !r.is_null())
+                    .all(|r| r["locationLat"].is_f64() && r["locationLng"].is_f64())
+            );
+        }
         "ExplorerAgent" => {
+            assert_eq!(data["agent"]["entries"]["totalCount"], 3, "{data}");
             assert!(data["agent"]["influence"]["created"].as_i64().unwrap() >= 1);
             assert!(
                 !data["agent"]["entries"]["edges"]

@@ -54,6 +54,7 @@ mod search_typos;
 mod spatial;
 mod status;
 mod subscriptions;
+mod tile_extent;
 mod tiles;
 mod tokens;
 mod transformer;

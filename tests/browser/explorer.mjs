@@ -1,7 +1,9 @@
 // The explorer in a real browser (Debian's chromium, driven by puppeteer-core): on a seeded
-// server, an analyst searches a record, opens its panel, sees which agents and entries made its
-// fields, replays its history, walks its provenance graph to related records, looks at an agent,
-// and an operator resolves a review item.
+// server, the map opens on the records' extent over its basemap; an analyst searches a record,
+// opens its panel, sees which agents and entries made its fields (its location, each category's
+// source), replays its history, walks its provenance graph to related records (all in view, with
+// truthful counts), looks at an agent and all its records, picks one of two records at one spot
+// from a chooser, and an operator resolves a review item.
 //
 // No request may leave 127.0.0.1. Two checks: every request the page and its workers make (seen
 // through the DevTools protocol; MapLibre's worker fetches the tiles) must go to the server under
@@ -117,10 +119,26 @@ async function screenshot(page, name) {
 
 const page = await openPage({ width: 1440, height: 900 });
 
-await check('the explorer loads with its map, country outlines and record tiles', async () => {
+await check('the explorer opens on the records\' extent, its basemap drawn before it says it is loaded', async () => {
   await page.goto(`${base}/explore`, { waitUntil: 'load' });
   await mapSettled(page);
-  await page.waitForFunction(() => window.explorer.map.querySourceFeatures('countries').length > 100);
+  // Loaded means the basemap is there: no wait for it past the map's own.
+  const basemap = await page.evaluate(() => ({
+    countries: window.explorer.map.querySourceFeatures('countries').length,
+    places: window.explorer.map.querySourceFeatures('places').length,
+    labels: [...document.querySelectorAll('.place-label')].map((l) => l.textContent),
+  }));
+  assert(basemap.countries > 100 && basemap.places > 0, `basemap: ${JSON.stringify({ ...basemap, labels: basemap.labels.length })}`);
+  assert(basemap.labels.length > 3, `place names: ${basemap.labels}`);
+  const tilejson = await (await fetch(`${base}/tiles/records.json`)).json();
+  const [west, south, east, north] = tilejson.bounds;
+  assert(west < -6 && east > 13 && south < 51.6 && north > 53.4, `the data's bounds: ${tilejson.bounds}`);
+  const view = await page.evaluate(() => {
+    const b = window.explorer.map.getBounds();
+    return { west: b.getWest(), south: b.getSouth(), east: b.getEast(), north: b.getNorth(), zoom: window.explorer.map.getZoom() };
+  });
+  assert(view.west <= west && view.east >= east && view.south <= south && view.north >= north, `the map shows the data's bounds: ${JSON.stringify(view)}`);
+  assert(view.zoom > 3 && view.east - view.west < 90, `the map opens on the data, not the world: ${JSON.stringify(view)}`);
   await screenshot(page, 'desktop-world');
   await page.evaluate(() => window.explorer.map.jumpTo({ center: [-2.2426, 53.4808], zoom: 13 }));
   await mapSettled(page);
@@ -148,6 +166,16 @@ await check('searching finds the record and opens its panel with each field\'s s
   const email = rows.find((r) => r.field === 'email');
   assert(email && email.source.includes('Chamber of Trade') && email.source.includes('observed'), `email's source: ${JSON.stringify(email)}`);
   assert(rows.some((r) => r.source.includes('Street Survey')), 'the survey set a field too');
+  // The location row: the coordinates and the address fields the record has.
+  const location = rows.find((r) => r.field === 'location');
+  assert(location && location.value.includes('53.48080, -2.24260') && location.value.includes('12 Oldham Street')
+    && location.value.includes('Manchester') && location.value.includes('GB'), `location row: ${JSON.stringify(location)}`);
+  // Each category with the agent and entry that brought it.
+  const categories = await page.$$eval('table.fields tr[data-field=categories] li', (lis) => lis.map((li) => ({ value: li.dataset.value, text: li.textContent })));
+  const plumber = categories.find((c) => c.value === 'plumber');
+  const heating = categories.find((c) => c.value === 'heating engineer');
+  assert(plumber && plumber.text.includes('Northern Directory') && plumber.text.includes('entry'), `plumber's source: ${JSON.stringify(categories)}`);
+  assert(heating && heating.text.includes('Chamber of Trade'), `heating engineer's source: ${JSON.stringify(categories)}`);
   const article = await page.$eval('article.record', (a) => a.textContent);
   for (const text of ['Van seen outside on Sunday morning', 'confirm', 'Contributions (', 'Reported duplicates']) {
     assert(article.includes(text), `panel shows ${text}`);
@@ -198,8 +226,28 @@ await check('the provenance graph shows the record, its entries and agents, and 
   // Expanding the directory agent reaches the other records it published.
   await page.evaluate(() => window.explorer.graph.nodes('[type = "agent"]').filter((n) => n.data('label') === 'Northern Directory').emit('dbltap'));
   await page.waitForFunction((n) => window.explorer.graph.nodes('[type = "record"]').length > n, {}, before.records);
+  // Every node stays in view after the expansion (the fit is animated).
+  await page.waitForFunction(() => !window.explorer.graph.animated());
+  const outside = await page.evaluate(() => {
+    const cy = window.explorer.graph;
+    const [width, height] = [cy.width(), cy.height()];
+    return cy.nodes().filter((n) => {
+      const b = n.renderedBoundingBox({ includeLabels: false });
+      return b.x1 < 0 || b.y1 < 0 || b.x2 > width || b.y2 > height;
+    }).map((n) => n.data('label'));
+  });
+  assert(outside.length === 0, `nodes out of view: ${outside}`);
+  // The header counts what is shown and, for the agent, what it has in all (the API's totals).
+  const directory = world.agents.directory;
+  const totals = await (await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: 'query($id: UUID!) { agent(id: $id) { entries(first: 1) { totalCount } influence { records } } }', variables: { id: directory.id } }),
+  })).json();
+  const { totalCount } = totals.data.agent.entries;
+  const { records } = totals.data.agent.influence;
   const summary = await page.$eval('#graph-summary', (s) => s.textContent);
-  assert(/record/.test(summary), summary);
+  assert(summary.includes(`of ${totalCount} entries shown`) && summary.includes(`${records} records in all`), `${summary} (entries ${totalCount}, records ${records})`);
   await screenshot(page, 'desktop-graph');
 });
 
@@ -213,6 +261,11 @@ await check('the agent view shows its influence by link type and its records on 
   const agentId = await page.$eval('article.agent', (a) => a.dataset.id);
   await page.click('#agent-on-map');
   await page.waitForFunction((id) => !document.querySelector('#agent-filter').hidden, {}, agentId);
+  // All its records listed, with a count that says so.
+  const count = await page.$eval('#agent-records-count', (h) => ({ text: h.textContent, shown: Number(h.dataset.shown), total: Number(h.dataset.total) }));
+  const listed = await page.$$eval('ol.records-list li', (lis) => lis.length);
+  assert(count.shown >= 2 && count.shown <= count.total && listed === count.shown
+    && count.text.includes(`showing ${count.shown} of ${count.total}`), `its records: ${JSON.stringify(count)}, listed ${listed}`);
   // The map frames the agent's records, drawn from tiles filtered by the agent.
   await new Promise((resolve) => setTimeout(resolve, 1200));
   await mapSettled(page);
@@ -220,6 +273,27 @@ await check('the agent view shows its influence by link type and its records on 
   assert(shown >= 2, `the agent's records are in view: ${shown}`);
   assert(pageRequests.some((u) => u.includes('/tiles/') && u.includes(`agent=${agentId}`)), 'tiles filtered by the agent');
   await screenshot(page, 'desktop-agent');
+});
+
+await check('a click on records at one spot offers a chooser between them', async () => {
+  await page.evaluate(() => document.querySelector('#agent-filter button')?.click());
+  const { lngLat, names } = world.sameSpot;
+  await page.evaluate((center) => window.explorer.map.jumpTo({ center, zoom: 17 }), lngLat);
+  await mapSettled(page);
+  const point = await page.evaluate((at) => {
+    const p = window.explorer.map.project(at);
+    const box = window.explorer.map.getCanvas().getBoundingClientRect();
+    return { x: box.left + p.x, y: box.top + p.y };
+  }, lngLat);
+  await page.mouse.click(point.x, point.y);
+  await page.waitForSelector('.maplibregl-popup.chooser li');
+  const offered = await page.$$eval('.maplibregl-popup.chooser li', (lis) => lis.map((li) => li.textContent));
+  for (const name of names) assert(offered.some((o) => o.includes(name)), `the chooser offers ${name}: ${offered}`);
+  await screenshot(page, 'desktop-chooser');
+  const choice = (await page.$$('.maplibregl-popup.chooser li button'))[offered.findIndex((o) => o.includes(names[1]))];
+  await choice.click();
+  await page.waitForFunction((name) => document.querySelector('#record-title')?.textContent === name, {}, names[1]);
+  assert(!(await page.$('.maplibregl-popup.chooser')), 'the chooser closed');
 });
 
 await check('an operator resolves a review item with a key typed into the page', async () => {

@@ -1,7 +1,7 @@
 // Seeds a running server with a small, realistic world for the browser test: three agents
 // publishing about the same plumber (so its fields come from different entries and agents), other
-// records in Manchester and elsewhere, a listing and a request, a note, signals, a reported
-// duplicate and an entry left for review. Everything goes through the public API; the admin key
+// records in Manchester and elsewhere, two at one address, a listing and a request, a note,
+// signals, a reported duplicate and an entry left for review. Everything goes through the public API; the admin key
 // (for the review entry's processing) comes from `admin create-key`.
 const base = process.env.STRS_BASE;
 
@@ -51,7 +51,7 @@ export async function seed() {
   const plumbing = await publish(directory, entity('Northern Plumbing Ltd', 53.4808, -2.2426,
     { categories: ['plumber'], phone: '0161 496 0123', website_url: 'https://northern-plumbing.example' }, '2026-10-01T09:00:00Z'));
   await publish(chamber, entity('Northern Plumbing Ltd', 53.4808, -2.2426,
-    { categories: ['plumber'], phone: '0161 496 0123', email: 'office@northern-plumbing.example', description: 'Boilers, leaks and bathrooms since 1998' },
+    { categories: ['plumber', 'heating engineer'], phone: '0161 496 0123', email: 'office@northern-plumbing.example', description: 'Boilers, leaks and bathrooms since 1998' },
     '2026-10-15T09:00:00Z'));
   await publish(survey, entity('Northern Plumbing Ltd', 53.4808, -2.2426,
     { categories: ['plumber'], phone: '0161 496 0123', address_text: '12 Oldham Street, Manchester M1 1JQ' }, '2026-11-02T16:30:00Z'));
@@ -92,6 +92,11 @@ export async function seed() {
     await call('POST', '/api/v1/signals', { signal_type: 'duplicate', target_schema: 'canonical', target_table: 'entities',
       target_id: twin.canonical_id, duplicate_of_id: plumbing.canonical_id }, chamber.key);
   }
+  // Two businesses at one address (a barber and, upstairs, a nail studio): one spot on the map.
+  const upstairs = [];
+  for (const [name, category, phone] of [['Piccadilly Barbers', 'barber', '0161 496 0555'], ['Rosa Nail Studio', 'nail_salon', '0161 496 0556']]) {
+    upstairs.push((await publish(survey, entity(name, 53.4790, -2.2300, { categories: [category], phone }))).canonical_id);
+  }
   // Acme's name with Bolt's phone, between the two: the transformer leaves it for an operator.
   const acme = await publish(directory, entity('Acme Heating', 53.4700, -2.2300, { website_url: 'https://acme-heating.example' }));
   const bolt = await publish(directory, entity('Bolt Gas Services', 53.47036, -2.2300, { phone: '0161 496 0777' }));
@@ -101,6 +106,7 @@ export async function seed() {
     agents: { directory, chamber, survey },
     review: split.status === 'review_required' ? split.id : null,
     acmeId: acme.canonical_id,
+    sameSpot: { lngLat: [-2.2300, 53.4790], ids: upstairs, names: ['Piccadilly Barbers', 'Rosa Nail Studio'] },
     boltId: bolt.canonical_id,
   };
 }

@@ -2,8 +2,9 @@
 # GDAL/OGR (Debian's gdal-bin, installed by .ci/setup) as an analyst uses it against OGC API
 # Features on a real server (a throw-away data directory, a free loopback port: serve.sh): seeds
 # a handful of records, then checks that `ogrinfo OAPIF:` lists the three collections, that
-# `ogr2ogr` pulls a bbox into a GeoPackage with numeric columns typed as numbers, and that one
-# feature reads back, through the OAPIF driver and as a plain GeoJSON document.
+# `ogr2ogr` pulls a bbox into a GeoPackage with numeric columns typed as numbers, that one
+# feature reads back, through the OAPIF driver and as a plain GeoJSON document, and that the
+# vector tiles open as a dataset through the MVT driver (metadata.json beside the zoom levels).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
@@ -90,4 +91,19 @@ ogrinfo -ro -q -al "$base/collections/entities/items/$feature_id?f=geojson" >"$w
 grep -q "Burnage Bicycle Exchange" "$work/feature.txt" || { cat "$work/feature.txt" >&2; fail "the feature's own URL read the wrong feature"; }
 grep -qE "score_confidence \(Real\)" "$work/feature.txt" || { cat "$work/feature.txt" >&2; fail "score_confidence is not Real in the feature"; }
 
-echo "gdal: $(ogrinfo --version | cut -d, -f1) read the three collections, a bbox into GeoPackage and one feature"
+# 4. The vector tiles as a dataset: GDAL's MVT driver opens a zoom level of a directory of tiles
+# (`MVT:<dir>/<z>`), reads <dir>/metadata.json for the layers, their fields and the bounds, and
+# fetches <dir>/<z>/<x>/<y>.<ext> within the bounds (`.mvt` here; its default is `.pbf`).
+ogrinfo -ro -q -oo TILE_EXTENSION=mvt "MVT:$base/tiles/8" >"$work/mvt-layers.txt" 2>"$work/mvt.err" \
+  || { cat "$work/mvt.err" >&2; fail "ogrinfo could not open MVT:$base/tiles/8"; }
+for layer in entities listings requests; do
+  grep -qE "^[0-9]+: $layer( |$)" "$work/mvt-layers.txt" || { cat "$work/mvt-layers.txt" >&2; fail "no tile layer $layer"; }
+done
+ogrinfo -ro -oo TILE_EXTENSION=mvt "MVT:$base/tiles/8" entities >"$work/mvt-entities.txt" 2>>"$work/mvt.err" \
+  || { cat "$work/mvt.err" >&2; fail "ogrinfo could not read the entities' tiles"; }
+count="$(grep -c "^OGRFeature(entities)" "$work/mvt-entities.txt" || true)"
+[ "$count" = "4" ] || { cat "$work/mvt-entities.txt" >&2; fail "expected the 4 entities in the tiles, read $count"; }
+grep -q "name (String) = Southwark Harbour Chandlery" "$work/mvt-entities.txt" || fail "the tiles' names did not read"
+grep -qE "confidence \(Real\) = " "$work/mvt-entities.txt" || { cat "$work/mvt-entities.txt" >&2; fail "confidence is not Real in the tiles"; }
+
+echo "gdal: $(ogrinfo --version | cut -d, -f1) read the three collections, a bbox into GeoPackage, one feature and the vector tiles"

@@ -6,6 +6,7 @@ import RECORD_AS_OF from './graphql/record_as_of.graphql';
 import EXPAND_RECORD from './graphql/expand_record.graphql';
 import EXPAND_ENTRY from './graphql/expand_entry.graphql';
 import AGENT from './graphql/agent.graphql';
+import AGENT_RECORDS from './graphql/agent_records.graphql';
 import REVIEW_QUEUE from './graphql/review_queue.graphql';
 import OPERATOR from './graphql/operator.graphql';
 import RESOLVE_REVIEW from './graphql/resolve_review.graphql';
@@ -13,7 +14,7 @@ import MERGE_ENTITIES from './graphql/merge_entities.graphql';
 import DISMISS_DUPLICATE from './graphql/dismiss_duplicate.graphql';
 
 export const documents = {
-  RECORD, RECORD_AS_OF, EXPAND_RECORD, EXPAND_ENTRY, AGENT, REVIEW_QUEUE, OPERATOR,
+  RECORD, RECORD_AS_OF, EXPAND_RECORD, EXPAND_ENTRY, AGENT, AGENT_RECORDS, REVIEW_QUEUE, OPERATOR,
   RESOLVE_REVIEW, MERGE_ENTITIES, DISMISS_DUPLICATE,
 };
 

@@ -1,5 +1,6 @@
 // The provenance graph: record ↔ entries ↔ agents ↔ the other records those agents touched,
-// expanded node by node through GraphQL (each expansion one bounded query).
+// expanded node by node through GraphQL (each expansion one bounded query), every node kept in
+// view, and the header truthful about what is shown of how much.
 import cytoscape from 'cytoscape';
 import { documents, graphql, kindOfTypename, labelOf } from './api.js';
 import { h, message, replace, short, when } from './dom.js';
@@ -7,13 +8,13 @@ import { COLOURS } from './map.js';
 
 /** The graph stops growing here: past it a layout is unreadable on a phone anyway. */
 const MAX_NODES = 250;
-/** Below this zoom labels are too small to read; "Reset" still fits the whole graph. */
-const READABLE_ZOOM = 0.8;
+/** Newest entries an agent's expansion adds (the header says how many it has in all). */
+const AGENT_ENTRIES = 25;
 
 export function createGraph(container, { summary, selection, resetButton, actions }) {
   const cy = cytoscape({
     container,
-    minZoom: 0.2,
+    minZoom: 0.05,
     maxZoom: 3,
     style: [
       { selector: 'node', style: { label: 'data(label)', 'font-size': 11, 'text-valign': 'bottom', 'text-margin-y': 3, 'text-wrap': 'ellipsis', 'text-max-width': 110, color: '#1f2937' } },
@@ -56,18 +57,28 @@ export function createGraph(container, { summary, selection, resetButton, action
     return `e:${entry.id}`;
   }
 
-  /** Lays the graph out; when fitting all of it would make labels unreadable, centres on `focus`. */
-  function relayout(focus) {
+  /** What the API says an expanded agent has in all: entries (a connection's total) and records. */
+  const totals = new Map();
+
+  /**
+   * Lays the graph out and fits every node in view (animated), whatever was expanded: the whole
+   * graph stays visible. The header counts what is shown and, for each expanded agent, what it
+   * has in all.
+   */
+  function relayout() {
     cy.layout({ name: 'cose', animate: false, nodeRepulsion: () => 9000, idealEdgeLength: () => 60, padding: 20, randomize: false }).run();
-    cy.fit(undefined, 24);
-    if (cy.zoom() < READABLE_ZOOM && focus && focus.length) {
-      cy.zoom(READABLE_ZOOM);
-      cy.center(focus);
-    }
+    cy.stop();
+    cy.animate({ fit: { eles: cy.elements(), padding: 24 }, duration: 250 });
     const counts = { record: 0, entry: 0, agent: 0 };
     cy.nodes().forEach((n) => { counts[n.data('type')] += 1; });
-    replace(summary, `${counts.record} record(s) · ${counts.entry} entr${counts.entry === 1 ? 'y' : 'ies'} · ${counts.agent} agent(s)`,
-      cy.nodes().length >= MAX_NODES ? ` · limit of ${MAX_NODES} nodes reached` : '');
+    const agents = [...totals.entries()].filter(([id]) => cy.getElementById(`a:${id}`).length).map(([id, t]) => {
+      const shown = cy.getElementById(`a:${id}`).outgoers('node[type = "entry"]').length;
+      const total = t.entries === null ? 'more than 10,000' : t.entries.toLocaleString('en-GB');
+      return h('div', { class: 'small muted', dataset: { agent: id, records: String(t.records) } },
+        `${t.name}: ${shown} of ${total} entries shown; ${t.complete ? '' : 'at least '}${t.records.toLocaleString('en-GB')} records in all`);
+    });
+    replace(summary, `Shown: ${counts.record} record(s) · ${counts.entry} entr${counts.entry === 1 ? 'y' : 'ies'} · ${counts.agent} agent(s)`,
+      cy.nodes().length >= MAX_NODES ? ` · limit of ${MAX_NODES} nodes reached` : '', agents);
     summary.dataset.records = counts.record;
     summary.dataset.entries = counts.entry;
     summary.dataset.agents = counts.agent;
@@ -97,9 +108,15 @@ export function createGraph(container, { summary, selection, resetButton, action
   }
 
   async function expandAgent(id) {
-    const { agent } = await graphql(documents.AGENT, { id, first: 25 });
+    const { agent } = await graphql(documents.AGENT, { id, first: AGENT_ENTRIES });
     if (!agent) return;
     const agentId = agentNode(agent);
+    totals.set(agent.id, {
+      name: agent.displayName,
+      entries: agent.entries.totalCount,
+      records: agent.influence.records,
+      complete: agent.influence.complete,
+    });
     for (const { node } of agent.entries.edges) {
       if (!node.canonical) continue;
       const entryId = entryNode(node);
@@ -117,7 +134,7 @@ export function createGraph(container, { summary, selection, resetButton, action
       else if (type === 'entry') await expandEntry(key);
       else await expandAgent(key);
       node.data('expanded', true);
-      relayout(node);
+      relayout();
       describe(node);
     } catch (error) {
       replace(selection, h('span', { class: 'error' }, `Could not expand: ${message(error)}`));
@@ -146,6 +163,7 @@ export function createGraph(container, { summary, selection, resetButton, action
     /** Starts the graph at a record and expands it one step. */
     async start(record) {
       cy.elements().remove();
+      totals.clear();
       recordNode(record);
       resetButton.hidden = false;
       const node = cy.getElementById(`r:${record.id}`);
@@ -157,7 +175,7 @@ export function createGraph(container, { summary, selection, resetButton, action
         try {
           await expandAgent(id);
           cy.getElementById(`a:${id}`).data('expanded', true);
-          relayout(cy.getElementById(`a:${id}`));
+          relayout();
         } catch (error) {
           replace(selection, h('span', { class: 'error' }, message(error)));
         }
@@ -166,7 +184,7 @@ export function createGraph(container, { summary, selection, resetButton, action
     /** Lays the graph out again once its tab is visible (a hidden container has no size). */
     resize() {
       cy.resize();
-      if (cy.nodes().length) relayout(cy.$('node:selected'));
+      if (cy.nodes().length) relayout();
     },
   };
 }

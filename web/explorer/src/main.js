@@ -46,12 +46,12 @@ const actions = {
     await graph.expandAgent(id);
   },
   flyTo: (lngLat) => map.flyTo(lngLat),
-  showAgentOnMap: (agent, places) => {
+  showAgentOnMap: (agent, places, { total }) => {
     map.setFilter('agent', agent.id);
     map.fit(places);
     const banner = $('agent-filter');
     banner.hidden = false;
-    replace(banner, 'Only records ', h('strong', {}, agent.displayName), ' contributed to ',
+    replace(banner, `Only the ${total} records `, h('strong', {}, agent.displayName), ' contributed to ',
       h('button', { type: 'button', onclick: () => {
         map.setFilter('agent', '');
         banner.hidden = true;
@@ -161,5 +161,11 @@ if (linked) {
 // The operator key never outlives the page.
 window.addEventListener('pagehide', () => setOperatorKey(null));
 
-// For the browser test and for curious analysts in the console.
-window.explorer = { map: map.map, graph: graph.cy, documents };
+// For the browser test and for curious analysts in the console (the map once it is created).
+window.explorer = {
+  get map() {
+    return map.map;
+  },
+  graph: graph.cy,
+  documents,
+};

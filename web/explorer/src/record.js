@@ -8,6 +8,31 @@ function camel(field) {
   return field.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 }
 
+/** Fields whose value is a list merged as a union: each value has its own source. */
+const LIST_FIELDS = ['categories', 'tags'];
+
+/**
+ * The transformer's evidence names the fields of listings and requests by their common offer
+ * names; the GraphQL record names them by kind.
+ */
+const OFFER_FIELDS = {
+  Listing: {
+    offer_type: 'listingType', amount: 'priceAmount', parent_entity_id: (r) => r.provider && r.provider.displayName,
+    valid_from: 'validFromTstampUtc', valid_to: 'validToTstampUtc', needed_from: 'validFromTstampUtc', needed_by: 'validToTstampUtc',
+  },
+  CanonicalRequest: {
+    offer_type: 'requestType', amount: 'budgetAmount', parent_entity_id: (r) => r.requester && r.requester.displayName,
+    needed_from: 'neededFromTstampUtc', needed_by: 'neededByTstampUtc',
+  },
+};
+
+/** A field's value on the record, by the evidence's name of the field. */
+function valueOf(record, typename, field) {
+  const key = (OFFER_FIELDS[typename] || {})[field];
+  if (typeof key === 'function') return key(record);
+  return record[key || camel(field)];
+}
+
 /** A link only for web addresses: an entry's source_ref is whatever the agent sent. */
 function sourceLink(ref) {
   if (!ref) return null;
@@ -40,24 +65,79 @@ export function createRecordPanel(element, actions) {
       labelOf(record), record.status && record.status !== 'active' ? ` (${record.status})` : null);
   }
 
+  /** Who set a field, with the entry, its observed time and its evidence. */
+  function sourceOf(agent, entry, observed, confidence) {
+    return [
+      agentButton(agent),
+      h('div', { class: 'small' }, 'entry ', h('code', { title: entry ? entry.id : '' }, short(entry && entry.id)),
+        ' · observed ', when(observed)),
+      h('div', { class: 'small muted' }, evidence(entry, confidence)),
+    ];
+  }
+
+  /** Where the record is: its coordinates and the address fields it has. */
+  function place(record) {
+    if (!record || typeof record.locationLat !== 'number') return '—';
+    const address = [record.addressText, record.city, record.countryCode].filter(Boolean).join(' · ');
+    return [
+      h('span', { class: 'coordinates' }, `${record.locationLat.toFixed(5)}, ${record.locationLng.toFixed(5)}`),
+      address ? h('div', { class: 'small' }, address) : null,
+    ];
+  }
+
+  /**
+   * Each value of a list field (categories, tags) with the entry that brought it: lists are
+   * merged as a union (a value is kept once, ignoring case), so a value's source is the oldest
+   * contribution whose entry's context carried it.
+   */
+  function valueSources(record, field, values) {
+    const key = (v) => String(v).trim().toLowerCase();
+    const merging = ['CREATED', 'UPDATED', 'MATCHED', 'MERGED'];
+    return values.map((value) => {
+      const from = record.provenance.contributions.find((c) => {
+        if (!c.entry || !merging.includes(c.linkType) || !c.entry.context) return false;
+        const carried = c.entry.context[field];
+        const list = Array.isArray(carried) ? carried : carried ? [carried] : [];
+        return list.some((v) => key(v) === key(value));
+      });
+      return h('li', { dataset: { value } },
+        h('strong', {}, value), ' ',
+        from
+          ? h('span', { class: 'source' }, sourceOf(from.entry.agent, from.entry, from.entry.observedAtTstampUtc, from.scoreConfidence))
+          : h('span', { class: 'small muted' }, `(no source among its oldest ${record.provenance.contributions.length} contributions)`));
+    });
+  }
+
   function fieldsTable(record, asOf) {
-    const fields = record.provenance.fields;
+    const fields = [...record.provenance.fields];
+    // List fields are merged as a union and have no single source: a row each, with every
+    // value's own source.
+    for (const list of LIST_FIELDS) {
+      if (!fields.some((f) => f.field === list) && Array.isArray(record[camel(list)]) && record[camel(list)].length) {
+        fields.push({ field: list, list: true });
+      }
+    }
     if (!fields.length) return h('p', { class: 'muted' }, 'No per-field evidence recorded for this record.');
     return h('table', { class: 'fields' },
       h('thead', {}, h('tr', {}, h('th', {}, 'Field'), h('th', {}, asOf ? 'Value then' : 'Value'), h('th', {}, 'Set by'))),
       h('tbody', {}, fields.map((f) => {
-        const key = camel(f.field);
-        const now = record[key];
-        const then = asOf ? asOf[key] : now;
-        const changed = asOf && JSON.stringify(then) !== JSON.stringify(now);
-        return h('tr', { class: changed ? 'changed' : null, dataset: { field: f.field } },
+        const row = (value, changed, now, source) => h('tr', { class: changed ? 'changed' : null, dataset: { field: f.field } },
           h('th', { scope: 'row' }, f.field.replace(/_/g, ' ')),
-          h('td', {}, show(then), changed ? h('div', { class: 'small muted' }, `now: ${show(now)}`) : null),
-          h('td', { class: 'source' },
-            agentButton(f.agent),
-            h('div', { class: 'small' }, 'entry ', h('code', { title: f.entry ? f.entry.id : '' }, short(f.entry && f.entry.id)),
-              ' · observed ', when(f.observedAtTstampUtc)),
-            h('div', { class: 'small muted' }, evidence(f.entry, f.scoreConfidence))));
+          h('td', {}, value, changed ? h('div', { class: 'small muted' }, 'now: ', now) : null),
+          h('td', { class: 'source' }, source));
+        if (f.field === 'location') {
+          const then = asOf || record;
+          const changed = asOf && (then.locationLat !== record.locationLat || then.locationLng !== record.locationLng);
+          return row(place(then), changed, place(record), sourceOf(f.agent, f.entry, f.observedAtTstampUtc, f.scoreConfidence));
+        }
+        const now = valueOf(record, record.__typename, f.field);
+        const then = asOf ? valueOf(asOf, record.__typename, f.field) : now;
+        const changed = asOf && JSON.stringify(then) !== JSON.stringify(now);
+        if (LIST_FIELDS.includes(f.field) && Array.isArray(then)) {
+          return row(then.length ? h('ul', { class: 'values' }, valueSources(record, f.field, then)) : '—', changed, show(now),
+            h('span', { class: 'small muted' }, 'each value: its own source'));
+        }
+        return row(show(then), changed, show(now), sourceOf(f.agent, f.entry, f.observedAtTstampUtc, f.scoreConfidence));
       })));
   }
 
