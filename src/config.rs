@@ -219,7 +219,7 @@ impl Config {
             check_origin(origin).map_err(anyhow::Error::msg)?;
         }
         if let Some(style) = &self.basemap_style {
-            crate::web::explorer::basemap_origin(style).map_err(anyhow::Error::msg)?;
+            basemap_origin(style).map_err(anyhow::Error::msg)?;
         }
         if let Some(secret) = &self.jwt_secret {
             anyhow::ensure!(
@@ -328,4 +328,17 @@ fn check_origin(origin: &str) -> Result<(), String> {
             "STRS_CORS_ORIGINS: '{origin}' is not an origin (scheme://host[:port], no path) or *"
         ))
     }
+}
+
+/// The origin (`https://host[:port]`) of a basemap style URL, which must be an absolute `http` or
+/// `https` URL with a host: checked when the configuration is read.
+pub fn basemap_origin(url: &str) -> Result<String, String> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| format!("STRS_BASEMAP_STYLE must be an absolute URL ({e}): {url}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(format!(
+            "STRS_BASEMAP_STYLE must be an http or https URL with a host: {url}"
+        ));
+    }
+    Ok(parsed.origin().ascii_serialization())
 }

@@ -30,23 +30,10 @@ const POLICY_TEMPLATE: &str = "default-src 'self'; script-src 'self'; \
 /// (fetches, MapLibre's worker included) and `img-src` (the sprite sheet).
 pub fn content_security_policy(basemap_style: Option<&str>) -> String {
     let origin = basemap_style
-        .and_then(|url| basemap_origin(url).ok())
+        .and_then(|url| crate::config::basemap_origin(url).ok())
         .map(|origin| format!(" {origin}"))
         .unwrap_or_default();
     POLICY_TEMPLATE.replace("{basemap}", &origin)
-}
-
-/// The origin (`https://host[:port]`) of a basemap style URL, which must be an absolute `http` or
-/// `https` URL with a host: checked when the configuration is read.
-pub fn basemap_origin(url: &str) -> Result<String, String> {
-    let parsed = url::Url::parse(url)
-        .map_err(|e| format!("STRS_BASEMAP_STYLE must be an absolute URL ({e}): {url}"))?;
-    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
-        return Err(format!(
-            "STRS_BASEMAP_STYLE must be an http or https URL with a host: {url}"
-        ));
-    }
-    Ok(parsed.origin().ascii_serialization())
 }
 
 /// The page names the configured basemap style in a `<meta>` the script reads (empty: the
