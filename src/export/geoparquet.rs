@@ -19,6 +19,7 @@ use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, FieldRef, Fields, Schema, SchemaRef, TimeUnit};
 use geozero::{CoordDimensions, ToWkb};
 use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
@@ -168,7 +169,13 @@ impl GeoParquet {
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .build();
         let sink = Sink::default();
-        let writer = ArrowWriter::try_new(sink.clone(), schema.clone(), Some(properties))?;
+        // No embedded Arrow schema: readers that find one (pyarrow, so geopandas) take the
+        // schema's metadata from it alone, and the `geo` entry, which holds the data's bounding
+        // box, can only be written at the end, beside it in the footer.
+        let options = ArrowWriterOptions::new()
+            .with_properties(properties)
+            .with_skip_arrow_metadata(true);
+        let writer = ArrowWriter::try_new_with_options(sink.clone(), schema.clone(), options)?;
         Ok(GeoParquet {
             writer,
             sink,
