@@ -80,6 +80,9 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         lean,
         permits: tokio::sync::Semaphore::new(config.max_concurrent_requests),
         websockets: Arc::new(tokio::sync::Semaphore::new(config.max_websockets)),
+        exports: Arc::new(tokio::sync::Semaphore::new(
+            crate::services::exports::MAX_CONCURRENT_EXPORTS,
+        )),
         replicas,
         config: Arc::new(config),
         jwt,

@@ -13,6 +13,8 @@
 //! - `db`       all SQL, one file per table group; the embedded PostGIS cluster and its supervisor
 //! - `search`   search requests, the filter language, the one runtime SQL builder
 //! - `transform` pure, versioned rules: extraction, names and addresses, matching, merging, ranking
+//! - `export`   the bulk export's file formats (GeoParquet, FlatGeobuf, GeoJSON sequences, CSV),
+//!   written a chunk of rows at a time
 //! - `storage`  attachment bytes, content-addressed and synced before commit
 //! - `auth`     API key format and hashing, access tokens (no I/O)
 //! - `records`  each record's shape, once: row, JSON, OpenAPI schema and GraphQL object; list filters
@@ -34,6 +36,7 @@ pub mod ctx;
 pub mod db;
 pub mod domain;
 pub mod error;
+pub mod export;
 pub mod graphql;
 pub mod http;
 pub mod mcp;

@@ -45,6 +45,9 @@ pub struct Shared {
     /// Open GraphQL WebSockets in this process: past `STRS_MAX_WEBSOCKETS` an upgrade is refused
     /// (`graphql::machinery::websocket`); a connection holds its permit until it closes.
     pub websockets: Arc<tokio::sync::Semaphore>,
+    /// Bulk exports streaming from this process: past `services::exports::MAX_CONCURRENT_EXPORTS`
+    /// an export is refused with 503; a streaming export holds its permit until its reads end.
+    pub exports: Arc<tokio::sync::Semaphore>,
     /// Read replicas and their measured health (`services::read_route`).
     pub replicas: crate::services::read_route::Replicas,
     /// Change events from the database, for subscriptions.

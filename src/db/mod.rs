@@ -10,6 +10,7 @@ pub mod contributions;
 pub mod entities;
 pub mod entries;
 pub mod events;
+pub mod exports;
 pub mod features;
 pub mod lean;
 pub mod listings;

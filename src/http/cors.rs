@@ -1,6 +1,6 @@
 //! CORS for the public read surface, so that a web map or notebook on another origin can read
-//! it: the tiles and TileJSON, search, OGC API Features, GraphQL, the landing page and the
-//! OpenAPI document. Origins come from `STRS_CORS_ORIGINS` (`*` by default). Credentials are
+//! it: the tiles and TileJSON, search, OGC API Features, the bulk exports, GraphQL, the landing
+//! page and the OpenAPI document. Origins come from `STRS_CORS_ORIGINS` (`*` by default). Credentials are
 //! never allowed and `Authorization` is not among the allowed request headers: what a page on
 //! another origin can do here is read what anyone can read. Every other route answers without
 //! CORS headers, so browsers keep other origins away from the writing API.
@@ -24,6 +24,7 @@ pub fn is_public_read(path: &str) -> bool {
         "/" | "/openapi.json" | "/graphql" | "/api/v1/search" | "/conformance" | "/collections"
     ) || path.starts_with("/collections/")
         || path.starts_with("/tiles/")
+        || path.starts_with("/api/v1/exports/")
 }
 
 /// The configured policy; `None` when `STRS_CORS_ORIGINS` is empty.

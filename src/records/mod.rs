@@ -18,6 +18,7 @@ pub mod canonical;
 pub mod certificates;
 pub mod entries;
 pub mod evaluation;
+pub mod export;
 pub mod feedback;
 pub mod geojson;
 pub mod messages;

@@ -5,6 +5,7 @@ mod api_keys;
 mod canonical;
 mod certificates;
 mod entries;
+mod exports;
 mod feedback;
 mod geojson;
 mod health;
@@ -138,6 +139,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(processing::rank_all))
         .routes(routes!(search::search))
         .merge(tiles::routes())
+        .merge(exports::routes())
         .merge(feedback_routes())
         .merge(dealings_routes())
         .routes(routes!(public::index))

@@ -17,6 +17,7 @@ pub mod docs;
 pub mod entries;
 pub mod evaluation;
 pub mod events;
+pub mod exports;
 pub mod features;
 pub mod health;
 pub mod history;

@@ -38,7 +38,7 @@ pub async fn field_sources(
 }
 
 /// The stored per-field evidence as field sources, by field name.
-fn sources_of(evidence: &Value) -> Vec<FieldSource> {
+pub(crate) fn sources_of(evidence: &Value) -> Vec<FieldSource> {
     let Some(fields) = evidence.as_object() else {
         return Vec::new();
     };

@@ -21,6 +21,7 @@ mod embedded_cluster;
 mod entries;
 mod evaluation;
 mod explorer;
+mod export;
 mod faults;
 mod feedback;
 mod geojson_format;
