@@ -689,7 +689,7 @@ fn pgbench_ceiling(
             clients: settings.concurrency,
             seconds: settings.seconds,
             protocol: "prepared",
-            custom_plans: false,
+            search_session: false,
         },
     )
 }

@@ -23,12 +23,10 @@ use support::process::{env_or, peak_rss_kb};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use futures::StreamExt;
-use spacetime_records::config::Config;
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::EmbeddedCluster;
 use spacetime_records::domain::CanonicalTable;
 use spacetime_records::{app, db};
 use sqlx::Connection;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
@@ -37,13 +35,7 @@ const SEED: u64 = 20_261_127;
 const FORMATS: [&str; 5] = ["parquet", "fgb", "geojsons", "geojsonl", "csv"];
 
 fn main() -> anyhow::Result<()> {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter("warn,sqlx=error")
-        .try_init();
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(run())
+    support::start::block_on(run())
 }
 
 struct Figure {
@@ -72,16 +64,9 @@ impl Figure {
 async fn run() -> anyhow::Result<()> {
     let records: usize = env_or("BENCH_EXPORT_RECORDS", 1_000_000);
     let rounds: usize = env_or("BENCH_EXPORT_ROUNDS", 2_usize).max(1);
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-pg");
-    let cluster = tokio::task::spawn_blocking(move || {
-        EmbeddedCluster::ensure_running(&dir, None, Durability::Full)
-    })
-    .await??;
+    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
     prepare_database(&cluster, records).await?;
-    let mut config =
-        Config::for_data_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"));
-    config.jwt_secret = Some("bench-secret-bench-secret-bench-secret".into());
-    let state = app::build_state(config, &cluster.url(DATABASE)).await?;
+    let state = support::start::in_process(&cluster.url(DATABASE), 4).await?;
     let router = app::build_router(state);
     let rss_before = peak_rss_kb(std::process::id());
 
@@ -179,19 +164,13 @@ async fn export(router: &axum::Router, format: &str, rows: u64) -> anyhow::Resul
 /// evidence the transformer would have written for four fields; seeded once and kept under
 /// target/bench-pg.
 async fn prepare_database(cluster: &EmbeddedCluster, records: usize) -> anyhow::Result<()> {
-    db::ensure_database(&cluster.url("postgres"), DATABASE).await?;
-    let pool = db::connect(&cluster.url(DATABASE), 4).await?;
-    db::migrate(&pool).await?;
-    let present: i64 = sqlx::query_scalar("SELECT count(*) FROM canonical.entities")
-        .fetch_one(&pool)
-        .await?;
-    if usize::try_from(present)? != records {
-        println!("seeding {records} entities with evidence (once; kept under target/bench-pg)...");
-        let started = Instant::now();
-        sqlx::query("TRUNCATE canonical.entities CASCADE")
-            .execute(&pool)
+    let pool = support::seeded::kept(cluster, DATABASE, SEED, records).await?;
+    let bare: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM canonical.entities WHERE field_evidence = '{}'")
+            .fetch_one(&pool)
             .await?;
-        support::generator::load_entities(&pool, SEED, records).await?;
+    if bare > 0 {
+        println!("giving {bare} entities their field evidence (once)...");
         sqlx::query(
             "UPDATE canonical.entities SET field_evidence = (
                  SELECT jsonb_object_agg(field, jsonb_build_object(
@@ -205,7 +184,6 @@ async fn prepare_database(cluster: &EmbeddedCluster, records: usize) -> anyhow::
         sqlx::query("VACUUM ANALYZE canonical.entities")
             .execute(&pool)
             .await?;
-        println!("seeded in {:.0} s", started.elapsed().as_secs_f64());
     }
     pool.close().await;
     Ok(())

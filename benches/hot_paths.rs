@@ -70,8 +70,8 @@ struct Workload {
     target: f64,
     /// The statements one request ran, in order: pgbench runs them as one script.
     statements: Vec<Statement>,
-    /// The search pool plans every statement for its parameters; pgbench must too.
-    custom_plans: bool,
+    /// The search pool's session settings (custom plans, no parallel workers); pgbench's too.
+    search_session: bool,
 }
 
 #[derive(Default, Clone, Copy)]
@@ -177,7 +177,7 @@ async fn run() -> anyhow::Result<()> {
             0.6,
         ),
     ];
-    workloads[4].custom_plans = true;
+    workloads[4].search_session = true;
     // `BENCH_HOT_ONLY=by id,list` keeps the rows whose names contain one of the parts (for
     // profiling one path); processing runs only when POST is kept.
     let only = std::env::var("BENCH_HOT_ONLY").unwrap_or_default();
@@ -285,7 +285,7 @@ fn workload(name: &str, load: Load, target: f64) -> Workload {
         load,
         target,
         statements: Vec::new(),
-        custom_plans: false,
+        search_session: false,
     }
 }
 
@@ -707,7 +707,7 @@ async fn run_pgbench_for(
             clients: settings.connections,
             seconds: settings.seconds,
             protocol: "prepared",
-            custom_plans: workload.custom_plans,
+            search_session: workload.search_session,
         },
     )?;
     if let Load::Post { .. } = workload.load {

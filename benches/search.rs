@@ -331,7 +331,7 @@ fn pgbench(
             clients,
             seconds,
             protocol: "extended",
-            custom_plans: false,
+            search_session: true,
         },
     )
 }

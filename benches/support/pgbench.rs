@@ -10,9 +10,9 @@ pub struct Options<'a> {
     pub seconds: u64,
     /// pgbench's `-M`: `prepared` as the service's pools run statements, or `extended`.
     pub protocol: &'a str,
-    /// Plan every execution for its values (`plan_cache_mode = force_custom_plan`), as the
-    /// service's search pool does.
-    pub custom_plans: bool,
+    /// The service's search sessions: every execution planned for its values
+    /// (`plan_cache_mode = force_custom_plan`), no parallel workers.
+    pub search_session: bool,
 }
 
 /// One statement as a script line: `$n` becomes the variable `name(n)` holding the n-th value,
@@ -77,8 +77,11 @@ pub fn tps(
     command.args(["-T", &options.seconds.to_string()]);
     command.args(["-h", &cluster.socket_dir.to_string_lossy()]);
     command.args(["-p", &cluster.port.to_string(), "-U", "postgres"]);
-    if options.custom_plans {
-        command.env("PGOPTIONS", "-c plan_cache_mode=force_custom_plan");
+    if options.search_session {
+        command.env(
+            "PGOPTIONS",
+            "-c plan_cache_mode=force_custom_plan -c max_parallel_workers_per_gather=0",
+        );
     }
     for (name, value) in variables {
         command.arg("-D").arg(format!("{name}={value}"));

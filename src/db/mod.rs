@@ -134,7 +134,9 @@ pub struct LeanPools {
     /// Sessions that plan every statement for the values of each call
     /// (`plan_cache_mode = force_custom_plan`) while keeping statements prepared (one round
     /// trip): the best search plan depends on the radius and on how common the words are, which
-    /// a cached generic plan cannot know.
+    /// a cached generic plan cannot know. No parallel workers: a search is one of many at once,
+    /// and on two cores a worker's start and hand-over made a 100 km category search slower
+    /// (64 against 42 ms, docs/bench-log/search.md).
     pub searches: lean::LeanPool,
 }
 
@@ -145,7 +147,10 @@ impl LeanPools {
         Ok(LeanPools {
             general: lean::pool(options.clone(), max_connections, ACQUIRE_TIMEOUT)?,
             searches: lean::pool(
-                options.options([("plan_cache_mode", "force_custom_plan")]),
+                options.options([
+                    ("plan_cache_mode", "force_custom_plan"),
+                    ("max_parallel_workers_per_gather", "0"),
+                ]),
                 max_connections,
                 ACQUIRE_TIMEOUT,
             )?,
