@@ -357,11 +357,15 @@ fn array_literal(values: &[String]) -> String {
 /// Which scans the plan used, e.g. "gist+gin" or "SEQ SCAN".
 fn plan_summary(plan: &str) -> String {
     let mut used = Vec::new();
-    if plan.contains("entities_location_idx") {
-        used.push("gist");
-    }
-    if plan.contains("entities_search_document_idx") {
-        used.push("gin");
+    for (index, name) in [
+        ("entities_location_idx", "gist"),
+        ("entities_location_geometry_idx", "gist(box)"),
+        ("entities_search_document_idx", "gin"),
+        ("entities_name_word_key_idx", "name"),
+    ] {
+        if plan.contains(index) {
+            used.push(name);
+        }
     }
     if plan.contains("Seq Scan on entities") {
         used.push("SEQ SCAN");

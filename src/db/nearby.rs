@@ -1,6 +1,7 @@
 //! Canonical records nearest a point, within a radius, nearest first: the search service's
-//! spatial predicate (sphere distance, `ST_DWithin(location, point, radius, false)` over the GiST
-//! index on `location`) without its text part. Keyset-paged on (distance, id).
+//! spatial predicate (the circle's box of longitudes and latitudes, `dwithin_box`, over the GiST
+//! index on `location::geometry`, then the sphere distance) without its text part. Keyset-paged
+//! on (distance, id).
 
 use super::canonical::table_name;
 use crate::domain::CanonicalTable;
@@ -26,10 +27,10 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
               found AS (
                 SELECT {columns}, ST_Distance(location, origin.point, false) AS distance_m
                 FROM {table}, origin
-                WHERE ST_DWithin(location, origin.point, $3, false)
+                WHERE location::geometry && dwithin_box($2, $1, $3)
                   AND status NOT IN ('archived', 'withdrawn', 'merged'))
          SELECT * FROM found
-         WHERE $4::float8 IS NULL OR (distance_m, id) > ($4, $5)
+         WHERE distance_m <= $3 AND ($4::float8 IS NULL OR (distance_m, id) > ($4, $5))
          ORDER BY distance_m, id
          LIMIT $6",
         table = table_name(table)

@@ -89,7 +89,7 @@ pub enum Need {
     Half,
     /// At least half of them, or fewer when the record's whole name is among the query's words:
     /// a longer name of the venue (`Hawksmoor Seven Dials` for *Hawksmoor*). Run only when the
-    /// `Half` query found no complete hit, since any one word finds the candidates.
+    /// `Half` query found no complete hit.
     HalfOrName,
 }
 
@@ -109,18 +109,33 @@ pub struct CorrectedQuery {
     pub need: Need,
     /// How many of the words a record needs (its whole name in the query aside).
     pub min_words: usize,
+    /// `HalfOrName`: the candidates are the records the `Half` query matches, and those whose
+    /// name is one of these, as `canonical.name_word_key` writes a name (migration 0025).
+    pub whole_names: Option<WholeNames>,
 }
+
+/// The records `Need::HalfOrName` looks at: those having at least half of the words, or a name
+/// made of one or two of the query's spellings. Each is found through an index; scoring every
+/// record that has any one of the words instead read 1,499 rows within 10 km of a city.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WholeNames {
+    /// The `Half` query.
+    pub half_tsquery: String,
+    /// Every set of one or two spellings (of two letters or more), in byte order, joined by
+    /// spaces. A name of more words made of the query's spellings has at least half of the
+    /// query's words, so the `Half` query finds it, as long as the query has six words at most
+    /// (`MAX_QUERY_WORDS`).
+    pub name_keys: Vec<String>,
+}
+
+/// The longest names `WholeNames::name_keys` spells out.
+const MAX_WHOLE_NAME_WORDS: usize = 2;
 
 /// `None` when fewer words have a spelling than must match: nothing can.
 pub fn corrected_query(spellings_per_word: &[Vec<String>], need: Need) -> Option<CorrectedQuery> {
     let min_words = match need {
         Need::Every => spellings_per_word.len(),
         Need::Half | Need::HalfOrName => spellings_per_word.len().div_ceil(2),
-    };
-    // The words the full-text index must find; `HalfOrName` checks the rest on the candidates.
-    let required = match need {
-        Need::HalfOrName => 1.min(min_words),
-        _ => min_words,
     };
     let groups: Vec<String> = spellings_per_word
         .iter()
@@ -130,6 +145,37 @@ pub fn corrected_query(spellings_per_word: &[Vec<String>], need: Need) -> Option
             format!("({})", alternatives.join(" | "))
         })
         .collect();
+    let spellings: Vec<String> = spellings_per_word
+        .iter()
+        .flatten()
+        .unique()
+        .cloned()
+        .collect();
+    // `HalfOrName` ranks with any one word (its candidates are `whole_names`).
+    let (tsquery, whole_names) = match need {
+        Need::HalfOrName => (
+            any_combination(&groups, 1.min(min_words))?,
+            Some(WholeNames {
+                half_tsquery: any_combination(&groups, min_words)?,
+                name_keys: name_keys(&spellings),
+            }),
+        ),
+        _ => (any_combination(&groups, min_words)?, None),
+    };
+    Some(CorrectedQuery {
+        tsquery,
+        word_queries: groups,
+        words: spellings_per_word.len(),
+        spellings,
+        need,
+        min_words,
+        whole_names,
+    })
+}
+
+/// A tsquery matching documents that have `required` of the `groups` (each a parenthesised
+/// alternative of spellings); `None` when nothing can match.
+fn any_combination(groups: &[String], required: usize) -> Option<String> {
     if required == 0 || groups.len() < required {
         return None;
     }
@@ -140,19 +186,26 @@ pub fn corrected_query(spellings_per_word: &[Vec<String>], need: Need) -> Option
             format!("({})", words.join(" & "))
         })
         .collect();
-    Some(CorrectedQuery {
-        tsquery: alternatives.join(" | "),
-        word_queries: groups,
-        words: spellings_per_word.len(),
-        spellings: spellings_per_word
-            .iter()
-            .flatten()
-            .unique()
-            .cloned()
-            .collect(),
-        need,
-        min_words,
-    })
+    Some(alternatives.join(" | "))
+}
+
+/// `WholeNames::name_keys` for these spellings.
+fn name_keys(spellings: &[String]) -> Vec<String> {
+    let words: Vec<&str> = spellings
+        .iter()
+        .map(String::as_str)
+        .filter(|w| w.chars().count() > 1)
+        .sorted()
+        .dedup()
+        .collect();
+    (1..=MAX_WHOLE_NAME_WORDS)
+        .flat_map(|size| {
+            words
+                .iter()
+                .combinations(size)
+                .map(|set| set.iter().join(" "))
+        })
+        .collect()
 }
 
 /// A lexeme as a quoted tsquery operand: taken literally, never parsed as operators. Quotes and
@@ -236,6 +289,52 @@ mod tests {
         .unwrap();
         assert_eq!(query.tsquery, "(('hawksmoor')) | (('seven')) | (('dials'))");
         assert_eq!(query.min_words, 2);
+        let whole_names = query.whole_names.unwrap();
+        assert_eq!(
+            whole_names.half_tsquery,
+            "(('hawksmoor') & ('seven')) | (('hawksmoor') & ('dials')) | (('seven') & ('dials'))"
+        );
+        assert_eq!(
+            whole_names.name_keys,
+            vec![
+                "dials",
+                "hawksmoor",
+                "seven",
+                "dials hawksmoor",
+                "dials seven",
+                "hawksmoor seven"
+            ]
+        );
+    }
+
+    #[test]
+    fn whole_names_are_spelt_in_byte_order_without_one_letter_words() {
+        let query = corrected_query(
+            &spellings(&[&["nonna", "nonnas"], &["s"], &["café", "cafe"]]),
+            Need::HalfOrName,
+        )
+        .unwrap();
+        assert_eq!(
+            query.whole_names.unwrap().name_keys,
+            vec![
+                "cafe",
+                "café",
+                "nonna",
+                "nonnas",
+                "cafe café",
+                "cafe nonna",
+                "cafe nonnas",
+                "café nonna",
+                "café nonnas",
+                "nonna nonnas"
+            ]
+        );
+        assert_eq!(
+            corrected_query(&spellings(&[&["emma"], &["hill"]]), Need::Half)
+                .unwrap()
+                .whole_names,
+            None
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! Each table contributes `(SELECT ... ORDER BY score LIMIT n)`; a mixed search unions them and
 //! keeps the best n overall. Candidate rows come from the full-text GIN index (the words as typed,
 //! or in the fuzzy step as corrected by `spelling`) and, with a radius, the GiST index on
-//! `location`; `sort=distance` walks the GiST index nearest first.
+//! `location::geometry` (the circle's box of longitudes and latitudes); `sort=distance` walks the
+//! GiST index on `location` nearest first.
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
 use super::spelling::{CorrectedQuery, Need, WordSpellings, corrected_query};
@@ -111,6 +112,29 @@ impl TextQuery {
             "))::int), 0) FROM unnest(tsvector_to_array(to_tsvector('simple', {label}))) AS w \
              WHERE length(w) > 1)::float8"
         ));
+    }
+
+    /// Which records the step scores, through the full-text index (and, for a whole name in the
+    /// query, the index of `canonical.name_word_key`).
+    fn push_candidates(&self, qb: &mut Statement, req: &SearchRequest, label: &str) {
+        match self {
+            TextQuery::Corrected(CorrectedQuery {
+                whole_names: Some(whole_names),
+                ..
+            }) => {
+                qb.push("(search_document @@ (")
+                    .bind_text(&whole_names.half_tsquery)
+                    .push(&format!(
+                        ")::tsquery OR canonical.name_word_key({label}) = ANY("
+                    ))
+                    .bind(Param::TextArray(whole_names.name_keys.clone()))
+                    .push("))");
+            }
+            _ => {
+                qb.push("search_document @@ ");
+                self.push(qb, req);
+            }
+        }
     }
 
     /// Whether the record has every query word as typed (the exact step's condition).
@@ -370,8 +394,8 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
             qb.push("NULL::float8 AS distance_m");
         }
     }
-    qb.push(&format!(" FROM {} WHERE search_document @@ ", spec.name));
-    text.push(qb, req);
+    qb.push(&format!(" FROM {} WHERE ", spec.name));
+    text.push_candidates(qb, req, label);
     match req.filters.get("status") {
         Some(statuses) => {
             // A merged record is a redirect to its survivor: search never shows it.
@@ -383,12 +407,20 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
             qb.push(" AND status NOT IN ('archived', 'withdrawn', 'merged')");
         }
     }
-    if let (Some(point), Some(radius)) = (req.point, req.radius_m) {
-        qb.push(" AND ST_DWithin(location, ");
-        push_point(qb, point);
-        qb.push(", ")
-            .bind(Param::Float(radius as f64))
-            .push(", false)");
+    if let (Some((lat, lng)), Some(radius)) = (req.point, req.radius_m) {
+        // The box of longitudes and latitudes around the circle reads the compact geometry
+        // index; `ST_DWithin` on geography would read a box about three times as large
+        // (migration 0025). The sphere distance then keeps the circle.
+        let radius = radius as f64;
+        qb.push(" AND location::geometry && dwithin_box(")
+            .bind(Param::Float(lng))
+            .push(", ")
+            .bind(Param::Float(lat))
+            .push(", ")
+            .bind(Param::Float(radius))
+            .push(") AND ST_Distance(location, ");
+        push_point(qb, (lat, lng));
+        qb.push(", false) <= ").bind(Param::Float(radius));
     }
     for (key, column) in [
         ("country_code", "country_code"),
@@ -427,17 +459,7 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     }
     // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
     // use (the name's share twice: in the text score and in the tier).
-    qb.push(" OFFSET 0) AS matched");
-    if let TextQuery::Corrected(c) = text
-        && c.need == Need::HalfOrName
-    {
-        // Candidates have any one word: keep those with enough of them, or their whole name.
-        qb.push(&format!(
-            " WHERE words_found * {} + 0.5 >= {} OR name_found >= 1",
-            c.words, c.min_words
-        ));
-    }
-    qb.push(")");
+    qb.push(" OFFSET 0) AS matched)");
 }
 
 fn push_score(qb: &mut Statement, req: &SearchRequest) {

@@ -640,3 +640,68 @@ async fn searches_are_planned_for_their_values_and_other_statements_may_reuse_pl
         .unwrap();
     assert_eq!(writes, "auto");
 }
+
+#[tokio::test]
+async fn a_radius_box_holds_its_whole_circle_near_the_poles_and_across_the_antimeridian() {
+    let app = TestApp::new().await;
+    // (latitude, longitude) of centres, then radii in metres; 72 points on each circle, a
+    // millionth inside it, on the sphere ST_DWithin(..., false) measures on; the box must hold
+    // every point ST_DWithin keeps.
+    let centres = [
+        (0.0, 0.0),
+        (53.4808, -2.2426),
+        (-33.9, 151.2),
+        (89.5, 10.0),
+        (-89.99, 0.0),
+        (10.0, 179.95),
+        (-10.0, -179.9),
+        (65.0, 178.0),
+    ];
+    let radii = [1.0, 950.0, 100_000.0, 2_500_000.0, 19_000_000.0];
+    for (lat, lng) in centres {
+        for radius in radii {
+            let (outside, inside, points): (i64, i64, i64) = sqlx::query_as(
+                "WITH c AS (SELECT radians($1) AS phi, radians($2) AS lambda,
+                                   $3 * 0.999999 / 6371008.7714 AS delta),
+                      q AS (SELECT c.*, asin(sin(phi) * cos(delta)
+                                    + cos(phi) * sin(delta) * cos(radians(a))) AS phi2, a
+                            FROM c, generate_series(0, 355, 5) AS a),
+                      p AS (SELECT ST_SetSRID(ST_MakePoint(
+                                degrees(lambda + atan2(sin(radians(a)) * sin(delta) * cos(phi),
+                                                       cos(delta) - sin(phi) * sin(phi2))),
+                                degrees(phi2)), 4326)::geography AS g FROM q)
+                 SELECT count(*) FILTER (WHERE within AND NOT (g::geometry && dwithin_box($2, $1, $3))),
+                        count(*) FILTER (WHERE within),
+                        count(*)
+                 FROM (SELECT g, ST_DWithin(g, ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography, $3, false)
+                              AS within FROM p) AS measured",
+            )
+            .bind(lat)
+            .bind(lng)
+            .bind(radius)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
+            assert_eq!(points, 72);
+            // Rounding in the points' own trigonometry puts a few of them on the circle's
+            // wrong side a metre from a pole; the box must hold each one ST_DWithin keeps.
+            assert!(
+                inside >= 48,
+                "({lat}, {lng}) {radius} m: {inside} of 72 inside"
+            );
+            assert_eq!(
+                outside, 0,
+                "({lat}, {lng}) {radius} m: kept points outside the box"
+            );
+        }
+    }
+    // A small circle far from the poles and the antimeridian keeps a small box.
+    let (width, height): (f64, f64) = sqlx::query_as(
+        "SELECT ST_XMax(b) - ST_XMin(b), ST_YMax(b) - ST_YMin(b) FROM dwithin_box(-2.2426, 53.4808, 10000) AS b",
+    )
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    assert!((0.29..0.31).contains(&width), "{width}");
+    assert!((0.17..0.19).contains(&height), "{height}");
+}
