@@ -22,10 +22,6 @@ mod support;
 
 use support::process::env_or;
 
-/// The allocator the server binary uses (src/main.rs), so the figures are the server's.
-#[global_allocator]
-static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;
-
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
@@ -98,7 +94,6 @@ struct Workload {
 }
 
 fn main() -> anyhow::Result<()> {
-    spacetime_records::alloc::tune();
     support::start::block_on(run())
 }
 

@@ -19,3 +19,9 @@ pub mod process;
 pub mod seeded;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod start;
+
+/// The allocator the server binary uses (src/main.rs; `start::block_on` tunes it the same way),
+/// so every bench's figures are the server's: under glibc malloc the export bench spent about 40 %
+/// of its time in malloc and free (docs/bench-log/export.md).
+#[global_allocator]
+static GLOBAL: spacetime_records::alloc::MiMalloc = spacetime_records::alloc::MiMalloc;

@@ -8,8 +8,10 @@ use spacetime_records::state::AppState;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
-/// Warnings only (`RUST_LOG` overrides), then `run` on a multi-threaded runtime.
+/// The allocator tuned as the server tunes it, warnings only (`RUST_LOG` overrides), then `run` on
+/// a multi-threaded runtime.
 pub fn block_on(run: impl Future<Output = anyhow::Result<()>>) -> anyhow::Result<()> {
+    spacetime_records::alloc::tune();
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "warn,sqlx=error".to_string());
     let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
     tokio::runtime::Builder::new_multi_thread()

@@ -11,6 +11,7 @@ use crate::records::provenance::{
 };
 use crate::state::AppState;
 use crate::transform::merge::FieldEvidence;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -45,7 +46,8 @@ pub(crate) fn sources_of(evidence: &Value) -> Vec<FieldSource> {
     let mut sources: Vec<FieldSource> = fields
         .iter()
         .filter_map(|(field, value)| {
-            let evidence: FieldEvidence = serde_json::from_value(value.clone()).ok()?;
+            // Read in place: `from_value` would take a copy of the field's whole JSON tree.
+            let evidence = FieldEvidence::deserialize(value).ok()?;
             Some(FieldSource {
                 field: field.clone(),
                 space_time_entry_id: evidence.entry_id,
