@@ -17,15 +17,15 @@
 
 mod support;
 
-use support::process::env_or;
+use support::start::{SeededApp, Settings};
 
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use spacetime_records::db::cluster::EmbeddedCluster;
+use spacetime_records::search;
 use spacetime_records::search::{Param, SearchInput, SearchRequest};
-use spacetime_records::{app, search};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,13 +33,6 @@ use tower::ServiceExt;
 
 const DATABASE: &str = "strs_bench_search";
 const SEED: u64 = 20_261_121;
-
-struct Settings {
-    entities: usize,
-    seconds: u64,
-    concurrency: usize,
-    rounds: usize,
-}
 
 struct Shape {
     name: String,
@@ -74,16 +67,21 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let settings = Settings {
-        entities: env_or("BENCH_SEARCH_ENTITIES", 1_000_000),
-        seconds: env_or("BENCH_SEARCH_SECONDS", 5),
-        concurrency: env_or("BENCH_SEARCH_CONCURRENCY", 4),
-        rounds: env_or("BENCH_SEARCH_ROUNDS", 3_usize).max(1),
-    };
-    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    let pool = support::seeded::kept(&cluster, DATABASE, SEED, settings.entities).await?;
-    let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
-    let router = app::build_router(state.clone());
+    let settings = Settings::from_env(
+        "BENCH_SEARCH",
+        Settings {
+            entities: 1_000_000,
+            seconds: 5,
+            concurrency: 4,
+            rounds: 3,
+        },
+    );
+    let SeededApp {
+        cluster,
+        pool,
+        state,
+        router,
+    } = support::start::seeded_app(DATABASE, SEED, &settings).await?;
     let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
     let shapes: Vec<Shape> = shapes(&pool)
         .await?
