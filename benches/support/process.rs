@@ -62,13 +62,7 @@ pub fn cpu_seconds(pid: u32) -> f64 {
 
 /// The postmaster of the cluster in `data_dir` (the first line of its `postmaster.pid`).
 pub fn postmaster_pid(data_dir: &std::path::Path) -> Option<u32> {
-    std::fs::read_to_string(data_dir.join("postmaster.pid"))
-        .ok()?
-        .lines()
-        .next()?
-        .trim()
-        .parse()
-        .ok()
+    spacetime_records::db::cluster::postmaster_pid(data_dir).and_then(|pid| u32::try_from(pid).ok())
 }
 
 /// The postmaster and its children (backends, background workers).

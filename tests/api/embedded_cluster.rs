@@ -8,7 +8,7 @@ use crate::harness::tmp_dir;
 use crate::processes::{call, spawn_embedded};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::{self, Durability, EmbeddedCluster};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -22,13 +22,7 @@ fn fresh_data_dir(name: &str) -> PathBuf {
 }
 
 fn postmaster_pid(data_dir: &Path) -> Option<i32> {
-    std::fs::read_to_string(data_dir.join("postgres").join("postmaster.pid"))
-        .ok()?
-        .lines()
-        .next()?
-        .trim()
-        .parse()
-        .ok()
+    cluster::postmaster_pid(&data_dir.join("postgres"))
 }
 
 /// Stops a cluster left running by a failed test, and removes the directory.
