@@ -387,6 +387,16 @@ impl TestApp {
     }
 }
 
+/// The text at `key` of every item of a JSON array (each item has one).
+pub fn texts<'a>(items: &'a Value, key: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {items}"))
+        .iter()
+        .map(|item| item[key].as_str().unwrap())
+        .collect()
+}
+
 /// The `loc` of each 422 detail item, as strings joined by dots.
 pub fn locs(body: &Value) -> Vec<String> {
     body["detail"]

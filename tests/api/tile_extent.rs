@@ -2,7 +2,7 @@
 //! tileset's kinds (the database's statistics after ANALYZE, the rows themselves before), and
 //! `GET /tiles/metadata.json` describes the tiles for GDAL's MVT driver.
 
-use crate::harness::TestApp;
+use crate::harness::{TestApp, texts};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -170,12 +170,7 @@ async fn metadata_json_describes_the_tiles_as_gdal_reads_them() {
     );
     assert_eq!(r.body["center"].as_str().unwrap().split(',').count(), 3);
     let json: Value = serde_json::from_str(r.body["json"].as_str().unwrap()).unwrap();
-    let layers: Vec<&str> = json["vector_layers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["id"].as_str().unwrap())
-        .collect();
+    let layers = texts(&json["vector_layers"], "id");
     assert_eq!(layers, ["entities", "listings", "requests"]);
     assert_eq!(
         json["vector_layers"][0]["fields"],
