@@ -163,14 +163,7 @@ async fn a_disabled_agent_is_refused_with_401() {
         app.get_as("/api/v1/agents/me", &key).await.status,
         StatusCode::OK
     );
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Disabled,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.disable_agent(id).await;
     let r = app.get_as("/api/v1/agents/me", &key).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(r.headers["www-authenticate"], "Bearer");

@@ -452,6 +452,23 @@ impl TestApp {
         processed.body
     }
 
+    /// Runs one statement of the test's own (rows to set up, fresh planner statistics).
+    pub async fn execute(&self, sql: &str) {
+        sqlx::query(sql).execute(self.pool()).await.unwrap();
+    }
+
+    /// Disables an agent the way an operator does (`admin agents disable`).
+    pub async fn disable_agent(&self, id: Uuid) {
+        spacetime_records::services::agents::set_status(
+            &self.state,
+            id,
+            spacetime_records::domain::AgentStatus::Disabled,
+        )
+        .await
+        .map_err(|e| e.public_message())
+        .unwrap();
+    }
+
     pub async fn count(&self, sql: &str) -> i64 {
         sqlx::query_scalar(sql)
             .fetch_one(self.pool())

@@ -43,14 +43,7 @@ async fn an_access_token_is_refused_once_its_agent_is_disabled() {
     let app = TestApp::new().await;
     let (id, key) = app.register("Token Disabled").await;
     let token = token_for(&app, &key).await;
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Disabled,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.disable_agent(id).await;
     assert_eq!(
         app.get_as("/api/v1/agents/me", &token).await.status,
         StatusCode::UNAUTHORIZED
