@@ -4,7 +4,7 @@
 //! the order is by id and stable; merged and withdrawn records are exported with their status,
 //! as the REST lists show them; an export longer than one read streams through every chunk.
 
-use crate::harness::{TestApp, TestResponse, entity_entry, locs};
+use crate::harness::{TestApp, TestResponse, entity_entry, locs, texts};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Float64Type;
 use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch};
@@ -190,13 +190,7 @@ async fn flatgeobuf_geojson_sequences_and_csv_hold_every_record_with_its_sources
         assert!(feature.property::<f64>("score_confidence").unwrap() > 0.0);
         let sources: Value =
             serde_json::from_str(&feature.property::<String>("sources").unwrap()).unwrap();
-        assert!(
-            sources
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|s| s["field"] == "display_name")
-        );
+        assert!(texts(&sources, "field").contains(&"display_name"));
     }
     assert_eq!(names.len(), PLACES.len());
 
@@ -246,13 +240,7 @@ async fn flatgeobuf_geojson_sequences_and_csv_hold_every_record_with_its_sources
         .parse::<f64>()
         .unwrap();
     let sources: Value = serde_json::from_str(column(&headers, row, "sources")).unwrap();
-    assert!(
-        sources
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["field"] == "display_name")
-    );
+    assert!(texts(&sources, "field").contains(&"display_name"));
 }
 
 #[tokio::test]
