@@ -20,6 +20,7 @@
 
 mod support;
 
+use support::process::chosen;
 use support::start::{SeededApp, Settings};
 
 /// The allocator the server binary uses (src/main.rs), so the figures are the server's.
@@ -183,15 +184,9 @@ async fn run() -> anyhow::Result<()> {
         },
     ];
 
-    let only = std::env::var("BENCH_API_ONLY").unwrap_or_default();
-    let workloads: Vec<Workload> = workloads
-        .into_iter()
-        .filter(|w| only.is_empty() || only.split(',').any(|part| w.name.contains(part)))
-        .collect();
-    println!(
-        "\nAPI benchmark: {} entities, {} s per measurement, {} clients, best of {} rounds",
-        settings.entities, settings.seconds, settings.concurrency, settings.rounds
-    );
+    let chosen = chosen("BENCH_API_ONLY");
+    let workloads: Vec<Workload> = workloads.into_iter().filter(|w| chosen(w.name)).collect();
+    println!("{}", settings.headline("API benchmark"));
     println!(
         "{:<40} {:>9} {:>8} {:>8} {:>6} {:>9} {:>6}",
         "workload", "peak r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio"

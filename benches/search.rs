@@ -17,6 +17,7 @@
 
 mod support;
 
+use support::process::chosen;
 use support::start::{SeededApp, Settings};
 
 use anyhow::{Context, bail};
@@ -82,17 +83,14 @@ async fn run() -> anyhow::Result<()> {
         state,
         router,
     } = support::start::seeded_app(DATABASE, SEED, &settings).await?;
-    let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
+    let chosen = chosen("BENCH_SEARCH_SHAPES");
     let shapes: Vec<Shape> = shapes(&pool)
         .await?
         .into_iter()
-        .filter(|shape| only.is_empty() || only.split(',').any(|part| shape.name.contains(part)))
+        .filter(|shape| chosen(&shape.name))
         .collect();
 
-    println!(
-        "\nsearch benchmark: {} entities, {} s per measurement, {} clients, best of {} rounds",
-        settings.entities, settings.seconds, settings.concurrency, settings.rounds
-    );
+    println!("{}", settings.headline("search benchmark"));
     println!(
         "{:<34} {:>5} {:>9} {:>8} {:>8} {:>9} {:>6}  plan",
         "shape", "hits", "peak r/s", "p50 ms", "p99 ms", "pgbench", "ratio"

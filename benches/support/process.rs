@@ -8,6 +8,13 @@ pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// Which rows of its report a bench runs: those whose names contain one of the comma-separated
+/// parts of the variable `var`, or every row when it is unset (for profiling one path).
+pub fn chosen(var: &str) -> impl Fn(&str) -> bool {
+    let only = std::env::var(var).unwrap_or_default();
+    move |name| only.is_empty() || only.split(',').any(|part| name.contains(part))
+}
+
 /// VmHWM (peak resident memory) of process `pid` in KiB; 0 when it cannot be read.
 pub fn peak_rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))

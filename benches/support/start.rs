@@ -70,6 +70,14 @@ impl Settings {
             rounds: env_or(&var("ROUNDS"), defaults.rounds).max(1),
         }
     }
+
+    /// The first line of the bench's report.
+    pub fn headline(&self, bench: &str) -> String {
+        format!(
+            "\n{bench}: {} entities, {} s per measurement, {} clients, best of {} rounds",
+            self.entities, self.seconds, self.concurrency, self.rounds
+        )
+    }
 }
 
 /// A closed-loop bench's ground: the kept cluster, `database` in it holding `settings.entities`
