@@ -452,6 +452,18 @@ impl TestApp {
         processed.body
     }
 
+    /// The `loc`s of a GET the API refuses as invalid (asserting the 422).
+    pub async fn refused_at(&self, path: &str) -> Vec<String> {
+        let r = self.get(path).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path}: {}",
+            r.text
+        );
+        locs(&r.body)
+    }
+
     /// Runs one statement of the test's own (rows to set up, fresh planner statistics).
     pub async fn execute(&self, sql: &str) {
         sqlx::query(sql).execute(self.pool()).await.unwrap();

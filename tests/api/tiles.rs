@@ -498,14 +498,7 @@ async fn bad_tile_coordinates_and_filters_answer_422_with_their_loc() {
         ("/tiles/records.json?status=nope", vec!["query.status"]),
         ("/tiles/entities.json?kind=listing", vec!["query.kind"]),
     ] {
-        let r = app.get(path).await;
-        assert_eq!(
-            r.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{path}: {}",
-            r.text
-        );
-        assert_eq!(locs(&r.body), expected, "{path}");
+        assert_eq!(app.refused_at(path).await, expected, "{path}");
     }
     for path in [
         "/tiles/0/0/0",
