@@ -98,15 +98,7 @@ async fn agent_lists_show_public_metadata_only_newest_first() {
     assert_eq!(list[0]["display_name"], "Second");
     assert!(list[0].get("metadata").is_none());
     assert!(list[0].get("truth_certificate_amount_gbp").is_none());
-    assert_eq!(
-        app.get("/api/v1/agents")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(app.list_len("/api/v1/agents").await, 2);
 }
 
 #[tokio::test]

@@ -68,24 +68,8 @@ async fn the_recommended_flow_end_to_end() {
     assert_eq!(link["score_confidence"], "0.8");
     let by_target = app.get(&format!("/api/v1/canonical-link-contributions?target_canonical_table=canonical.entities&target_canonical_id={entity_id}")).await;
     assert_eq!(by_target.body.as_array().unwrap().len(), 1);
-    assert_eq!(
-        app.get("/api/v1/entities?status=active")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    assert_eq!(
-        app.get("/api/v1/entities?status=archived")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        0
-    );
+    assert_eq!(app.list_len("/api/v1/entities?status=active").await, 1);
+    assert_eq!(app.list_len("/api/v1/entities?status=archived").await, 0);
 }
 
 #[tokio::test]
@@ -283,32 +267,16 @@ async fn entries_are_listed_by_status_and_read_by_id() {
         .await;
     }
     assert_eq!(
-        app.get("/api/v1/space-time-entries?status=pending")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
+        app.list_len("/api/v1/space-time-entries?status=pending")
+            .await,
         3
     );
     assert_eq!(
-        app.get("/api/v1/space-time-entries?status=processed")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
+        app.list_len("/api/v1/space-time-entries?status=processed")
+            .await,
         0
     );
-    assert_eq!(
-        app.get("/api/v1/space-time-entries?limit=2")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(app.list_len("/api/v1/space-time-entries?limit=2").await, 2);
     assert_eq!(
         locs(&app.get("/api/v1/space-time-entries?status=done").await.body),
         ["query.status"]

@@ -464,6 +464,15 @@ impl TestApp {
         locs(&r.body)
     }
 
+    /// How many items the list at `path` answers with (a JSON array body).
+    pub async fn list_len(&self, path: &str) -> usize {
+        let r = self.get(path).await;
+        r.body
+            .as_array()
+            .unwrap_or_else(|| panic!("not a list: {}", r.text))
+            .len()
+    }
+
     /// Runs one statement of the test's own (rows to set up, fresh planner statistics).
     pub async fn execute(&self, sql: &str) {
         sqlx::query(sql).execute(self.pool()).await.unwrap();
