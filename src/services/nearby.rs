@@ -51,14 +51,9 @@ fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
 #[tracing::instrument(name = "nearby::page", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn page<K: CanonicalRow>(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<K>>> {
     let (query, params) = query(args)?;
-    let rows = db::nearby::records(
-        crate::services::read_route::search_reads(state),
-        K::TABLE,
-        K::COLUMNS,
-        &query,
-    )
-    .await
-    .map_err(AppError::from)?;
+    let rows = db::nearby::records::<K>(crate::services::read_route::search_reads(state), &query)
+        .await
+        .map_err(AppError::from)?;
     Ok(Page::from_rows(rows, &params))
 }
 
