@@ -43,6 +43,20 @@ struct Pair {
     b: String,
 }
 
+/// The metadata of the contribution of `link_type` that targets the listing `id`.
+async fn listing_link_metadata(app: &TestApp, id: &str, link_type: &str) -> Value {
+    sqlx::query_scalar(
+        "SELECT metadata FROM canonical_link_contributions
+         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
+           AND link_type = $2",
+    )
+    .bind(id)
+    .bind(link_type)
+    .fetch_one(app.pool())
+    .await
+    .unwrap()
+}
+
 /// Two listings of one provider's boiler service, as two directories wrote it (different
 /// titles, so the transformer kept them apart).
 async fn two_listings() -> Pair {
@@ -251,28 +265,12 @@ async fn duplicate_listings_are_merged_redirected_hidden_and_restored_by_an_undo
     );
 
     // Who decided what and when; the reported pair is settled.
-    let decided: Value = sqlx::query_scalar(
-        "SELECT metadata FROM canonical_link_contributions
-         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
-           AND link_type = 'duplicate_of'",
-    )
-    .bind(&b)
-    .fetch_one(app.pool())
-    .await
-    .unwrap();
+    let decided = listing_link_metadata(&app, &b, "duplicate_of").await;
     assert_eq!(decided["duplicate_of"], a.as_str());
     assert!(
         decided["decided_by_agent_id"].is_string() && decided["decided_at_tstamp_utc"].is_string()
     );
-    let carried: Value = sqlx::query_scalar(
-        "SELECT metadata FROM canonical_link_contributions
-         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
-           AND link_type = 'merged'",
-    )
-    .bind(&a)
-    .fetch_one(app.pool())
-    .await
-    .unwrap();
+    let carried = listing_link_metadata(&app, &a, "merged").await;
     assert_eq!(carried["merged_from"], b.as_str());
     assert_eq!(carried["original_link_type"], "created");
     assert_eq!(carried["merge_id"], decided["merge_id"]);
