@@ -1,6 +1,7 @@
 use crate::harness::{TestApp, locs};
 use axum::http::StatusCode;
 use serde_json::json;
+use spacetime_records::domain::AgentStatus;
 
 #[tokio::test]
 async fn registration_returns_the_agent_a_raw_key_once_and_key_metadata() {
@@ -155,7 +156,7 @@ async fn a_disabled_agent_is_refused_with_401() {
         app.get_as("/api/v1/agents/me", &key).await.status,
         StatusCode::OK
     );
-    app.disable_agent(id).await;
+    app.set_agent_status(id, AgentStatus::Disabled).await;
     let r = app.get_as("/api/v1/agents/me", &key).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(r.headers["www-authenticate"], "Bearer");

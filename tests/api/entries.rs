@@ -2,6 +2,7 @@ use crate::harness::{TestApp, entity_entry, locs};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::json;
+use spacetime_records::domain::AgentStatus;
 
 #[tokio::test]
 async fn the_recommended_flow_end_to_end() {
@@ -242,14 +243,7 @@ async fn publishing_needs_a_valid_writer_key_and_an_active_agent() {
     let no_write = scoped.body["api_key"].as_str().unwrap();
     let r = app.post_entry(no_write, body.clone()).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Paused,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.set_agent_status(id, AgentStatus::Paused).await;
     let paused = app.post_entry(&key, body).await;
     assert_eq!(paused.status, StatusCode::FORBIDDEN);
     assert!(paused.body["detail"].as_str().unwrap().contains("paused"));

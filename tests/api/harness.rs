@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sha2::Digest;
 use spacetime_records::config::Config;
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::domain::AgentStatus;
 use spacetime_records::state::AppState;
 use spacetime_records::{app, db};
 use sqlx::PgPool;
@@ -478,16 +479,12 @@ impl TestApp {
         sqlx::query(sql).execute(self.pool()).await.unwrap();
     }
 
-    /// Disables an agent the way an operator does (`admin agents disable`).
-    pub async fn disable_agent(&self, id: Uuid) {
-        spacetime_records::services::agents::set_status(
-            &self.state,
-            id,
-            spacetime_records::domain::AgentStatus::Disabled,
-        )
-        .await
-        .map_err(|e| e.public_message())
-        .unwrap();
+    /// Sets an agent's status the way an operator does (`admin agents disable`, …).
+    pub async fn set_agent_status(&self, id: Uuid, status: AgentStatus) {
+        spacetime_records::services::agents::set_status(&self.state, id, status)
+            .await
+            .map_err(|e| e.public_message())
+            .unwrap();
     }
 
     pub async fn count(&self, sql: &str) -> i64 {
