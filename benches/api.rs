@@ -21,7 +21,7 @@
 mod support;
 
 use support::process::chosen;
-use support::start::{SeededApp, Settings};
+use support::start::{Settings, seeded_app};
 
 /// The allocator the server binary uses (src/main.rs), so the figures are the server's.
 #[global_allocator]
@@ -106,12 +106,7 @@ async fn run() -> anyhow::Result<()> {
             rounds: 2,
         },
     );
-    let SeededApp {
-        cluster,
-        pool,
-        state,
-        router,
-    } = support::start::seeded_app(DATABASE, SEED, &settings).await?;
+    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
     seed_provenance(&router, &state).await?;
     // Statement counts need pg_stat_statements preloaded (test clusters are; a `serve` cluster is
     // not): without it the column shows "-" and tests/api/graphql_statements.rs has the counts.

@@ -18,7 +18,7 @@
 mod support;
 
 use support::process::chosen;
-use support::start::{SeededApp, Settings};
+use support::start::{Settings, seeded_app};
 
 use anyhow::{Context, bail};
 use axum::Router;
@@ -77,12 +77,7 @@ async fn run() -> anyhow::Result<()> {
             rounds: 3,
         },
     );
-    let SeededApp {
-        cluster,
-        pool,
-        state,
-        router,
-    } = support::start::seeded_app(DATABASE, SEED, &settings).await?;
+    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
     let chosen = chosen("BENCH_SEARCH_SHAPES");
     let shapes: Vec<Shape> = shapes(&pool)
         .await?

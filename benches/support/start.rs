@@ -81,27 +81,15 @@ impl Settings {
 }
 
 /// A closed-loop bench's ground: the kept cluster, `database` in it holding `settings.entities`
-/// generated entities of `seed`, and the application over that database.
-pub struct SeededApp {
-    pub cluster: EmbeddedCluster,
-    pub pool: PgPool,
-    pub state: AppState,
-    pub router: Router,
-}
-
+/// generated entities of `seed`, and the application over that database (its state and router).
 pub async fn seeded_app(
     database: &str,
     seed: u64,
     settings: &Settings,
-) -> anyhow::Result<SeededApp> {
+) -> anyhow::Result<(EmbeddedCluster, PgPool, AppState, Router)> {
     let cluster = cluster_in(kept("bench-pg")).await?;
     let pool = seeded::kept(&cluster, database, seed, settings.entities).await?;
     let state = in_process(&cluster.url(database), settings.concurrency).await?;
     let router = app::build_router(state.clone());
-    Ok(SeededApp {
-        cluster,
-        pool,
-        state,
-        router,
-    })
+    Ok((cluster, pool, state, router))
 }
