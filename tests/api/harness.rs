@@ -474,6 +474,30 @@ impl TestApp {
             .len()
     }
 
+    /// Runs `spacetime-records admin <args>` as the operator holding `admin` over this test's
+    /// database, with a data directory of its own (`target/tmp/cli-<run>`).
+    pub fn admin_cli_output(&self, admin: &str, run: &str, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+            .arg("admin")
+            .args(args)
+            .env("DATABASE_URL", self.database_url())
+            .env("STRS_ADMIN_API_KEY", admin)
+            .env("STRS_DATA_DIR", tmp_dir().join(format!("cli-{run}")))
+            .output()
+            .unwrap()
+    }
+
+    /// The JSON an admin command prints, asserting that it succeeded.
+    pub fn admin_cli(&self, admin: &str, run: &str, args: &[&str]) -> Value {
+        let output = self.admin_cli_output(admin, run, args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
     /// Runs one statement of the test's own (rows to set up, fresh planner statistics).
     pub async fn execute(&self, sql: &str) {
         sqlx::query(sql).execute(self.pool()).await.unwrap();

@@ -468,29 +468,11 @@ async fn requests_merge_over_graphql_and_the_cli_and_entries_aimed_at_the_redire
     );
 
     // The admin CLI undoes it through the same service.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "undo-merge",
-            "--table",
-            "requests",
-            "--record-id",
-            &second,
-        ])
-        .env("DATABASE_URL", app.database_url())
-        .env("STRS_ADMIN_API_KEY", &admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-unmerge-{second}")),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let restored = app.admin_cli(
+        &admin,
+        &format!("unmerge-{second}"),
+        &["undo-merge", "--table", "requests", "--record-id", &second],
     );
-    let restored: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(restored["id"], second.as_str());
     assert_eq!(restored["status"], "active");
     assert_eq!(
