@@ -20,7 +20,8 @@
 
 mod support;
 
-use support::process::env_or;
+use support::process::chosen;
+use support::start::{Settings, seeded_app};
 
 use anyhow::{Context, bail};
 use axum::Router;
@@ -52,13 +53,6 @@ const NESTED: &str = "{ agents(first: 50) { edges { node { displayName entries(f
 const NEAR_PAGE: &str =
     "{ entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 20) {
     edges { distanceMeters node { id displayName city categories scoreConfidence } } } }";
-
-struct Settings {
-    entities: usize,
-    seconds: u64,
-    concurrency: usize,
-    rounds: usize,
-}
 
 /// One request of a workload.
 #[derive(Clone)]
@@ -98,16 +92,16 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let settings = Settings {
-        entities: env_or("BENCH_API_ENTITIES", 100_000),
-        seconds: env_or("BENCH_API_SECONDS", 5),
-        concurrency: env_or("BENCH_API_CONCURRENCY", 8),
-        rounds: env_or("BENCH_API_ROUNDS", 2_usize).max(1),
-    };
-    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    let pool = support::seeded::kept(&cluster, DATABASE, SEED, settings.entities).await?;
-    let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
-    let router = app::build_router(state.clone());
+    let settings = Settings::from_env(
+        "BENCH_API",
+        Settings {
+            entities: 100_000,
+            seconds: 5,
+            concurrency: 8,
+            rounds: 2,
+        },
+    );
+    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
     seed_provenance(&router, &state).await?;
     // Statement counts need pg_stat_statements preloaded (test clusters are; a `serve` cluster is
     // not): without it the column shows "-" and tests/api/graphql_statements.rs has the counts.
@@ -180,15 +174,9 @@ async fn run() -> anyhow::Result<()> {
         },
     ];
 
-    let only = std::env::var("BENCH_API_ONLY").unwrap_or_default();
-    let workloads: Vec<Workload> = workloads
-        .into_iter()
-        .filter(|w| only.is_empty() || only.split(',').any(|part| w.name.contains(part)))
-        .collect();
-    println!(
-        "\nAPI benchmark: {} entities, {} s per measurement, {} clients, best of {} rounds",
-        settings.entities, settings.seconds, settings.concurrency, settings.rounds
-    );
+    let chosen = chosen("BENCH_API_ONLY");
+    let workloads: Vec<Workload> = workloads.into_iter().filter(|w| chosen(w.name)).collect();
+    println!("{}", settings.headline("API benchmark"));
     println!(
         "{:<40} {:>9} {:>8} {:>8} {:>6} {:>9} {:>6}",
         "workload", "peak r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio"

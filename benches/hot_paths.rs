@@ -180,8 +180,8 @@ async fn run() -> anyhow::Result<()> {
     workloads[4].search_session = true;
     // `BENCH_HOT_ONLY=by id,list` keeps the rows whose names contain one of the parts (for
     // profiling one path); processing runs only when POST is kept.
-    let only = std::env::var("BENCH_HOT_ONLY").unwrap_or_default();
-    workloads.retain(|w| only.is_empty() || only.split(',').any(|part| w.name.contains(part)));
+    let chosen = support::process::chosen("BENCH_HOT_ONLY");
+    workloads.retain(|w| chosen(&w.name));
     let posts = workloads
         .iter()
         .any(|w| matches!(w.load, Load::Post { .. }));

@@ -85,18 +85,6 @@ fn settings() -> anyhow::Result<Settings> {
     })
 }
 
-/// The URL of `database` on the same server as `url`.
-fn with_database(url: &str, database: &str) -> String {
-    let (base, query) = url
-        .split_once('?')
-        .map_or((url, None), |(b, q)| (b, Some(q)));
-    let server = base.rsplit_once('/').map_or(base, |(s, _)| s);
-    match query {
-        Some(q) => format!("{server}/{database}?{q}"),
-        None => format!("{server}/{database}"),
-    }
-}
-
 async fn run() -> anyhow::Result<()> {
     let s = settings()?;
     println!(
@@ -130,7 +118,7 @@ async fn run() -> anyhow::Result<()> {
     config.jwt_secret = Some("bench-secret-bench-secret-bench-secret-0123".into());
     config.transformer_worker = false;
     config.db_max_connections = 16;
-    let state = app::build_state(config, &with_database(&admin_url, DATABASE)).await?;
+    let state = app::build_state(config, &cluster.url(DATABASE)).await?;
     let router = app::build_router(state.clone());
     println!(
         "[setup] PostgreSQL {server_version} in {} ({}), {}; database {DATABASE} migrated in {:.1} s",

@@ -436,12 +436,9 @@ async fn drain_backlog(pool: &PgPool) -> anyhow::Result<Duration> {
     }
 }
 
-/// The postmaster of `cluster` (its pid file's first line).
+/// The postmaster of `cluster`; 0 when it has no pid file.
 fn postmaster_pid(cluster: &EmbeddedCluster) -> u32 {
-    std::fs::read_to_string(cluster.data_dir.join("postmaster.pid"))
-        .ok()
-        .and_then(|text| text.lines().next()?.trim().parse().ok())
-        .unwrap_or(0)
+    support::process::postmaster_pid(&cluster.data_dir).unwrap_or(0)
 }
 
 /// CPU seconds (user + system) used so far.

@@ -17,15 +17,16 @@
 
 mod support;
 
-use support::process::env_or;
+use support::process::chosen;
+use support::start::{Settings, seeded_app};
 
 use anyhow::{Context, bail};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use spacetime_records::db::cluster::EmbeddedCluster;
+use spacetime_records::search;
 use spacetime_records::search::{Param, SearchInput, SearchRequest};
-use spacetime_records::{app, search};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -33,13 +34,6 @@ use tower::ServiceExt;
 
 const DATABASE: &str = "strs_bench_search";
 const SEED: u64 = 20_261_121;
-
-struct Settings {
-    entities: usize,
-    seconds: u64,
-    concurrency: usize,
-    rounds: usize,
-}
 
 struct Shape {
     name: String,
@@ -74,27 +68,24 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let settings = Settings {
-        entities: env_or("BENCH_SEARCH_ENTITIES", 1_000_000),
-        seconds: env_or("BENCH_SEARCH_SECONDS", 5),
-        concurrency: env_or("BENCH_SEARCH_CONCURRENCY", 4),
-        rounds: env_or("BENCH_SEARCH_ROUNDS", 3_usize).max(1),
-    };
-    let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    let pool = support::seeded::kept(&cluster, DATABASE, SEED, settings.entities).await?;
-    let state = support::start::in_process(&cluster.url(DATABASE), settings.concurrency).await?;
-    let router = app::build_router(state.clone());
-    let only = std::env::var("BENCH_SEARCH_SHAPES").unwrap_or_default();
+    let settings = Settings::from_env(
+        "BENCH_SEARCH",
+        Settings {
+            entities: 1_000_000,
+            seconds: 5,
+            concurrency: 4,
+            rounds: 3,
+        },
+    );
+    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
+    let chosen = chosen("BENCH_SEARCH_SHAPES");
     let shapes: Vec<Shape> = shapes(&pool)
         .await?
         .into_iter()
-        .filter(|shape| only.is_empty() || only.split(',').any(|part| shape.name.contains(part)))
+        .filter(|shape| chosen(&shape.name))
         .collect();
 
-    println!(
-        "\nsearch benchmark: {} entities, {} s per measurement, {} clients, best of {} rounds",
-        settings.entities, settings.seconds, settings.concurrency, settings.rounds
-    );
+    println!("{}", settings.headline("search benchmark"));
     println!(
         "{:<34} {:>5} {:>9} {:>8} {:>8} {:>9} {:>6}  plan",
         "shape", "hits", "peak r/s", "p50 ms", "p99 ms", "pgbench", "ratio"

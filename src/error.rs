@@ -200,3 +200,16 @@ impl AppError {
         }
     }
 }
+
+/// The `loc` of each item of a validation error as JSON text (`["query","first"]`), for unit
+/// tests of the checks that build them; any other outcome fails the test.
+#[cfg(test)]
+pub fn validation_locs<T>(result: Result<T, AppError>) -> Vec<String> {
+    match result {
+        Err(AppError::Validation(items)) => items
+            .iter()
+            .map(|i| serde_json::to_string(&i.loc).unwrap())
+            .collect(),
+        _ => panic!("expected a validation error"),
+    }
+}

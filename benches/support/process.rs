@@ -8,6 +8,13 @@ pub fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
+/// Which rows of its report a bench runs: those whose names contain one of the comma-separated
+/// parts of the variable `var`, or every row when it is unset (for profiling one path).
+pub fn chosen(var: &str) -> impl Fn(&str) -> bool {
+    let only = std::env::var(var).unwrap_or_default();
+    move |name| only.is_empty() || only.split(',').any(|part| name.contains(part))
+}
+
 /// VmHWM (peak resident memory) of process `pid` in KiB; 0 when it cannot be read.
 pub fn peak_rss_kb(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -62,13 +69,7 @@ pub fn cpu_seconds(pid: u32) -> f64 {
 
 /// The postmaster of the cluster in `data_dir` (the first line of its `postmaster.pid`).
 pub fn postmaster_pid(data_dir: &std::path::Path) -> Option<u32> {
-    std::fs::read_to_string(data_dir.join("postmaster.pid"))
-        .ok()?
-        .lines()
-        .next()?
-        .trim()
-        .parse()
-        .ok()
+    spacetime_records::db::cluster::postmaster_pid(data_dir).and_then(|pid| u32::try_from(pid).ok())
 }
 
 /// The postmaster and its children (backends, background workers).

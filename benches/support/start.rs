@@ -1,10 +1,15 @@
 //! How every bench starts: its `main` (log filter, runtime), the PostgreSQL clusters kept under
-//! `target/` between runs, and the in-process application the closed-loop benches drive.
+//! `target/` between runs, and the in-process application the closed-loop benches drive (their
+//! settings, and the kept seeded database they run over).
 
+use super::process::env_or;
+use super::seeded;
+use axum::Router;
 use spacetime_records::app;
 use spacetime_records::config::Config;
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
 use spacetime_records::state::AppState;
+use sqlx::PgPool;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 
@@ -45,4 +50,48 @@ pub async fn in_process(database_url: &str, clients: usize) -> anyhow::Result<Ap
     config.jwt_secret = Some("bench-secret-bench-secret-bench-secret".into());
     config.db_max_connections = u32::try_from(clients * 2).unwrap_or(u32::MAX).max(8);
     app::build_state(config, database_url).await
+}
+
+/// What a closed-loop bench is told by its environment: `{prefix}_ENTITIES`,
+/// `{prefix}_SECONDS`, `{prefix}_CONCURRENCY` and `{prefix}_ROUNDS` (at least one), each
+/// falling back to the bench's default.
+pub struct Settings {
+    pub entities: usize,
+    pub seconds: u64,
+    pub concurrency: usize,
+    pub rounds: usize,
+}
+
+impl Settings {
+    pub fn from_env(prefix: &str, defaults: Self) -> Self {
+        let var = |name: &str| format!("{prefix}_{name}");
+        Self {
+            entities: env_or(&var("ENTITIES"), defaults.entities),
+            seconds: env_or(&var("SECONDS"), defaults.seconds),
+            concurrency: env_or(&var("CONCURRENCY"), defaults.concurrency),
+            rounds: env_or(&var("ROUNDS"), defaults.rounds).max(1),
+        }
+    }
+
+    /// The first line of the bench's report.
+    pub fn headline(&self, bench: &str) -> String {
+        format!(
+            "\n{bench}: {} entities, {} s per measurement, {} clients, best of {} rounds",
+            self.entities, self.seconds, self.concurrency, self.rounds
+        )
+    }
+}
+
+/// A closed-loop bench's ground: the kept cluster, `database` in it holding `settings.entities`
+/// generated entities of `seed`, and the application over that database (its state and router).
+pub async fn seeded_app(
+    database: &str,
+    seed: u64,
+    settings: &Settings,
+) -> anyhow::Result<(EmbeddedCluster, PgPool, AppState, Router)> {
+    let cluster = cluster_in(kept("bench-pg")).await?;
+    let pool = seeded::kept(&cluster, database, seed, settings.entities).await?;
+    let state = in_process(&cluster.url(database), settings.concurrency).await?;
+    let router = app::build_router(state.clone());
+    Ok((cluster, pool, state, router))
 }

@@ -203,15 +203,7 @@ impl EmbeddedCluster {
     /// probe, cheap enough to run every second. A postmaster killed while its parent does not
     /// reap it stays a zombie, which counts as dead.
     pub fn is_running(&self) -> bool {
-        let Ok(pid_file) = std::fs::read_to_string(self.data_dir.join("postmaster.pid")) else {
-            return false;
-        };
-        let Some(pid) = pid_file
-            .lines()
-            .next()
-            .and_then(|line| line.trim().parse::<i32>().ok())
-            .filter(|pid| *pid > 0)
-        else {
+        let Some(pid) = postmaster_pid(&self.data_dir).filter(|pid| *pid > 0) else {
             return false;
         };
         let alive = match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
@@ -333,6 +325,18 @@ impl EmbeddedCluster {
 }
 
 /// A process that has exited but not been reaped (state `Z` in /proc/<pid>/stat).
+/// The postmaster named in the pid file of the cluster in `data_dir` (its first line), alive or
+/// not; `None` when there is no readable pid file (the cluster was stopped cleanly).
+pub fn postmaster_pid(data_dir: &Path) -> Option<i32> {
+    std::fs::read_to_string(data_dir.join("postmaster.pid"))
+        .ok()?
+        .lines()
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 fn is_zombie(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         // The state follows the command name, which is in parentheses and may contain spaces.

@@ -4,14 +4,13 @@
 //! (`within::HIDDEN_STATUSES` left out): a GIS layer shows what is current, and a merged record
 //! is a redirect to its survivor.
 
-use super::canonical::table_name;
+use super::canonical::{CanonicalRow, table_name};
 use super::within::HIDDEN_STATUSES;
 use crate::domain::CanonicalTable;
 use chrono::{DateTime, Utc};
 use geo_types::Geometry;
 use geozero::wkb;
 use sqlx::FromRow;
-use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 /// Which records of a kind a page is taken from.
@@ -57,23 +56,18 @@ fn statement(table: CanonicalTable, columns: &str, keyset: Keyset) -> String {
 }
 
 /// Up to `limit` rows in the keyset's direction of travel (ascending ids for `Before`).
-/// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn page<'c, T>(
+/// Up to `limit` records of kind `R` in the keyset's direction of travel.
+pub async fn page<'c, R: CanonicalRow>(
     pool: impl super::Reads<'c>,
-    table: CanonicalTable,
-    columns: &str,
     filter: &FeatureFilter,
     keyset: Keyset,
     limit: i64,
-) -> sqlx::Result<Vec<T>>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
+) -> sqlx::Result<Vec<R>> {
     let key = match keyset {
         Keyset::First => None,
         Keyset::After(id) | Keyset::Before(id) => Some(id),
     };
-    sqlx::query_as(&statement(table, columns, keyset))
+    sqlx::query_as(&statement(R::TABLE, R::COLUMNS, keyset))
         .bind(filter.area.clone().map(wkb::Encode))
         .bind(filter.changed_from)
         .bind(filter.changed_to)

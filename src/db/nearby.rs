@@ -3,11 +3,9 @@
 //! index on `location::geometry`, then the sphere distance) without its text part. Keyset-paged
 //! on (distance, id).
 
-use super::canonical::table_name;
+use super::canonical::{CanonicalRow, table_name};
 use crate::domain::CanonicalTable;
 pub use crate::records::canonical::Near;
-use sqlx::FromRow;
-use sqlx::postgres::PgRow;
 use uuid::Uuid;
 
 pub struct NearQuery {
@@ -37,18 +35,13 @@ pub fn statement(table: CanonicalTable, columns: &str) -> String {
     )
 }
 
-/// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn records<'c, T>(
+/// Records of kind `R` near the point, nearest first.
+pub async fn records<'c, R: CanonicalRow>(
     pool: impl super::Reads<'c>,
-    table: CanonicalTable,
-    columns: &str,
     query: &NearQuery,
-) -> sqlx::Result<Vec<Near<T>>>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
+) -> sqlx::Result<Vec<Near<R>>> {
     let (after_distance, after_id) = query.after.unzip();
-    sqlx::query_as(&statement(table, columns))
+    sqlx::query_as(&statement(R::TABLE, R::COLUMNS))
         .bind(query.latitude)
         .bind(query.longitude)
         .bind(query.radius_m)

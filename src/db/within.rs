@@ -3,12 +3,10 @@
 //! (migration 0011). The area is bound once as EWKB through geozero and made valid by PostGIS,
 //! so a self-crossing polygon answers by PostGIS's repair instead of an error.
 
-use super::canonical::table_name;
+use super::canonical::{CanonicalRow, table_name};
 use crate::domain::{CanonicalTable, ListParams};
 use geo_types::Geometry;
 use geozero::wkb;
-use sqlx::FromRow;
-use sqlx::postgres::PgRow;
 
 /// Statuses an area leaves out unless the caller asks for one by name (as search and
 /// `entitiesNear` do): a map shows what is current. A merged record is a redirect to its
@@ -46,19 +44,14 @@ pub async fn count<'c>(
         .await
 }
 
-/// `columns` is the table's public column list (`entities::COLUMNS`, …).
-pub async fn records<'c, T>(
+/// Records of kind `R` inside `area`, newest first.
+pub async fn records<'c, R: CanonicalRow>(
     pool: impl super::Reads<'c>,
-    table: CanonicalTable,
-    columns: &str,
     area: Geometry<f64>,
     status: Option<&str>,
     params: &ListParams,
-) -> sqlx::Result<Vec<T>>
-where
-    T: for<'r> FromRow<'r, PgRow> + Send + Unpin,
-{
-    sqlx::query_as(&statement(table, columns))
+) -> sqlx::Result<Vec<R>> {
+    sqlx::query_as(&statement(R::TABLE, R::COLUMNS))
         .bind(wkb::Encode(area))
         .bind(status)
         .bind(params.after)

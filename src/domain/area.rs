@@ -169,11 +169,7 @@ mod tests {
     fn locs(v: Violations) -> Vec<String> {
         match v.into_result() {
             Ok(()) => vec![],
-            Err(crate::error::AppError::Validation(items)) => items
-                .iter()
-                .map(|i| serde_json::to_string(&i.loc).unwrap())
-                .collect(),
-            Err(other) => panic!("{other:?}"),
+            result => crate::error::validation_locs(result),
         }
     }
 

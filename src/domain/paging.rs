@@ -117,18 +117,9 @@ impl<T> Page<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::validation_locs as locs;
 
     const LIST: &str = "/api/v1/notes";
-
-    fn locs(result: Result<ListParams, AppError>) -> Vec<String> {
-        let Err(AppError::Validation(items)) = result else {
-            panic!("expected a validation error");
-        };
-        items
-            .iter()
-            .map(|item| serde_json::to_string(&item.loc).unwrap())
-            .collect()
-    }
 
     #[test]
     fn a_page_continues_after_its_last_item_with_a_cursor_of_its_list() {

@@ -3,6 +3,7 @@
 //! middleware every request passes. REST, GraphQL, MCP and the web pages build on this floor and
 //! never on each other.
 
+pub mod accept;
 pub mod body;
 pub mod cors;
 pub mod credentials;

@@ -3,7 +3,7 @@
 //! browser does; JSON for `*/*`, GIS clients and no header at all).
 
 use super::error::{OgcError, bad_parameter};
-use axum::http::{HeaderMap, header};
+use axum::http::HeaderMap;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,18 +55,7 @@ pub fn choose(f: Option<&str>, headers: &HeaderMap, features: bool) -> Result<Fo
 
 fn from_accept(headers: &HeaderMap) -> Format {
     let (mut html, mut json) = (0.0_f32, 0.0_f32);
-    for range in headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-    {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let q = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
+    for (media, q) in crate::http::accept::ranges(headers) {
         match media.as_str() {
             "text/html" | "application/xhtml+xml" => html = html.max(q),
             "application/json" | GEOJSON | "*/*" | "application/*" => json = json.max(q),

@@ -102,9 +102,11 @@ pub async fn items(
         keyset: query.keyset,
     };
     let collection = match c {
-        Collection::Entities => page.features(features::entities(&state, &query).await?),
-        Collection::Listings => page.features(features::listings(&state, &query).await?),
-        Collection::Requests => page.features(features::requests(&state, &query).await?),
+        Collection::Entities => page.features(features::records::<Entity>(&state, &query).await?),
+        Collection::Listings => page.features(features::records::<Listing>(&state, &query).await?),
+        Collection::Requests => {
+            page.features(features::records::<CanonicalRequest>(&state, &query).await?)
+        }
     };
     Ok(match format {
         Format::Json => respond_json(&collection, GEOJSON),

@@ -39,27 +39,23 @@ const fn col(name: &'static str, ty: ColumnType) -> ExportColumn {
 use ColumnType::{Id, Json, Number, Text, TextList, Time};
 
 /// The columns every kind ends with, after its own.
-macro_rules! shared_tail {
-    () => {
-        [
-            col("status", Text),
-            col("merged_into_id", Id),
-            col("score_data_richness", Number),
-            col("score_agent_reputation", Number),
-            col("score_signal", Number),
-            col("score_confidence", Number),
-            col("context_l0_routing", Json),
-            col("context_l1_common", Json),
-            col("context_l2_specific", Json),
-            col("context_l2_available_features", TextList),
-            col("created_at_tstamp_utc", Time),
-            col("updated_at_tstamp_utc", Time),
-        ]
-    };
-}
+const SHARED_TAIL: [ExportColumn; 12] = [
+    col("status", Text),
+    col("merged_into_id", Id),
+    col("score_data_richness", Number),
+    col("score_agent_reputation", Number),
+    col("score_signal", Number),
+    col("score_confidence", Number),
+    col("context_l0_routing", Json),
+    col("context_l1_common", Json),
+    col("context_l2_specific", Json),
+    col("context_l2_available_features", TextList),
+    col("created_at_tstamp_utc", Time),
+    col("updated_at_tstamp_utc", Time),
+];
 
-const ENTITY: [ExportColumn; 29] = {
-    let head = [
+const ENTITY: [ExportColumn; 29] = join(&[
+    &[
         col("id", Id),
         col("entity_type", Text),
         col("display_name", Text),
@@ -77,77 +73,83 @@ const ENTITY: [ExportColumn; 29] = {
         col("contact_agent_id", Id),
         col("location_lat", Number),
         col("location_lng", Number),
-    ];
-    concat(head, shared_tail!())
-};
+    ],
+    &SHARED_TAIL,
+]);
 
-const LISTING: [ExportColumn; 32] = {
-    let head = [
-        col("id", Id),
-        col("listing_type", Text),
-        col("title", Text),
-        col("description", Text),
-        col("categories", TextList),
-        col("link_urls", Json),
-        col("provider_entity_id", Id),
-        col("created_by_agent_id", Id),
-        col("principal_id", Id),
-        col("contact_agent_id", Id),
-        col("price_amount", Number),
-        col("currency_code", Text),
+const LISTING: [ExportColumn; 32] = offer(
+    "listing_type",
+    "provider_entity_id",
+    "price_amount",
+    &[
         col("availability_status", Text),
         col("valid_from_tstamp_utc", Time),
         col("valid_to_tstamp_utc", Time),
-        col("address_text", Text),
-        col("city", Text),
-        col("country_code", Text),
-        col("location_lat", Number),
-        col("location_lng", Number),
-    ];
-    concat(head, shared_tail!())
-};
+    ],
+);
 
-const REQUEST: [ExportColumn; 31] = {
-    let head = [
-        col("id", Id),
-        col("request_type", Text),
-        col("title", Text),
-        col("description", Text),
-        col("categories", TextList),
-        col("link_urls", Json),
-        col("requester_entity_id", Id),
-        col("created_by_agent_id", Id),
-        col("principal_id", Id),
-        col("contact_agent_id", Id),
-        col("budget_amount", Number),
-        col("currency_code", Text),
+const REQUEST: [ExportColumn; 31] = offer(
+    "request_type",
+    "requester_entity_id",
+    "budget_amount",
+    &[
         col("needed_from_tstamp_utc", Time),
         col("needed_by_tstamp_utc", Time),
-        col("address_text", Text),
-        col("city", Text),
-        col("country_code", Text),
-        col("location_lat", Number),
-        col("location_lng", Number),
-    ];
-    concat(head, shared_tail!())
-};
+    ],
+);
 
-/// `head` then `tail`, at compile time (the array lengths above are checked by the compiler).
-const fn concat<const H: usize, const T: usize, const N: usize>(
-    head: [ExportColumn; H],
-    tail: [ExportColumn; T],
+/// The columns of an offer (a listing or a request: one shared core, as in `db/offers.rs`),
+/// given the few in which the two differ: the type, the entity offering or asking, the amount,
+/// and the terms after the currency (a listing's availability and validity, a request's window).
+const fn offer<const N: usize>(
+    type_column: &'static str,
+    parent_column: &'static str,
+    amount_column: &'static str,
+    terms: &[ExportColumn],
 ) -> [ExportColumn; N] {
-    assert!(H + T == N, "the column count is the sum of both parts");
+    join(&[
+        &[
+            col("id", Id),
+            col(type_column, Text),
+            col("title", Text),
+            col("description", Text),
+            col("categories", TextList),
+            col("link_urls", Json),
+            col(parent_column, Id),
+            col("created_by_agent_id", Id),
+            col("principal_id", Id),
+            col("contact_agent_id", Id),
+            col(amount_column, Number),
+            col("currency_code", Text),
+        ],
+        terms,
+        &[
+            col("address_text", Text),
+            col("city", Text),
+            col("country_code", Text),
+            col("location_lat", Number),
+            col("location_lng", Number),
+        ],
+        &SHARED_TAIL,
+    ])
+}
+
+/// The parts one after the other, at compile time (the array lengths above are checked by the
+/// compiler).
+const fn join<const N: usize>(parts: &[&[ExportColumn]]) -> [ExportColumn; N] {
     let mut out = [col("", Text); N];
-    let mut i = 0;
-    while i < H {
-        out[i] = head[i];
-        i += 1;
+    let mut n = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let mut i = 0;
+        while i < parts[p].len() {
+            out[n] = parts[p][i];
+            n += 1;
+            i += 1;
+        }
+        p += 1;
     }
-    while i < N {
-        out[i] = tail[i - H];
-        i += 1;
-    }
+    assert!(n == N, "the column count is the sum of the parts");
     out
 }
 

@@ -225,6 +225,7 @@ async fn forward(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::validation_locs;
 
     #[test]
     fn the_trigger_payloads_parse() {
@@ -328,15 +329,8 @@ mod tests {
 
     #[test]
     fn a_fence_off_the_globe_or_too_wide_is_refused_at_each_argument() {
-        let Err(AppError::Validation(items)) = Fence::new(91.0, 181.0, 100_001, None) else {
-            panic!("expected a validation error");
-        };
-        let locs: Vec<String> = items
-            .iter()
-            .map(|i| serde_json::to_string(&i.loc).unwrap())
-            .collect();
         assert_eq!(
-            locs,
+            validation_locs(Fence::new(91.0, 181.0, 100_001, None)),
             [r#"["latitude"]"#, r#"["longitude"]"#, r#"["radiusMeters"]"#]
         );
         assert!(Fence::new(0.0, 0.0, 0, None).is_err());

@@ -7,7 +7,7 @@ use crate::db::features::FeatureFilter;
 pub use crate::db::features::{Extent, Keyset};
 use crate::domain::{CanonicalTable, Violations, area};
 use crate::error::AppResult;
-use crate::records::canonical::{CanonicalRequest, Entity, Listing};
+use crate::services::canonical::CanonicalRow;
 use crate::services::read_route;
 use crate::state::AppState;
 use chrono::{DateTime, Utc};
@@ -75,20 +75,14 @@ fn filter(query: &FeatureQuery<'_>) -> AppResult<FeatureFilter> {
     })
 }
 
-async fn page<T>(
+/// One page of records of kind `K`, in the keyset's order.
+pub async fn records<K: CanonicalRow>(
     state: &AppState,
-    table: CanonicalTable,
-    columns: &str,
     query: &FeatureQuery<'_>,
-) -> AppResult<FeaturePage<T>>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
-{
+) -> AppResult<FeaturePage<K>> {
     let filter = filter(query)?;
-    let mut items: Vec<T> = db::features::page(
+    let mut items: Vec<K> = db::features::page(
         read_route::search_reads(state),
-        table,
-        columns,
         &filter,
         query.keyset,
         query.limit + 1,
@@ -100,45 +94,6 @@ where
         items.reverse();
     }
     Ok(FeaturePage { items, more })
-}
-
-pub async fn entities(
-    state: &AppState,
-    query: &FeatureQuery<'_>,
-) -> AppResult<FeaturePage<Entity>> {
-    page(
-        state,
-        CanonicalTable::Entities,
-        db::entities::COLUMNS,
-        query,
-    )
-    .await
-}
-
-pub async fn listings(
-    state: &AppState,
-    query: &FeatureQuery<'_>,
-) -> AppResult<FeaturePage<Listing>> {
-    page(
-        state,
-        CanonicalTable::Listings,
-        db::listings::COLUMNS,
-        query,
-    )
-    .await
-}
-
-pub async fn requests(
-    state: &AppState,
-    query: &FeatureQuery<'_>,
-) -> AppResult<FeaturePage<CanonicalRequest>> {
-    page(
-        state,
-        CanonicalTable::Requests,
-        db::requests::COLUMNS,
-        query,
-    )
-    .await
 }
 
 /// Where a kind's current records are and when they last changed.

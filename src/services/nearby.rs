@@ -51,20 +51,16 @@ fn query(args: &NearArgs) -> AppResult<(NearQuery, ListParams)> {
 #[tracing::instrument(name = "nearby::page", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn page<K: CanonicalRow>(state: &AppState, args: &NearArgs) -> AppResult<Page<Near<K>>> {
     let (query, params) = query(args)?;
-    let rows = db::nearby::records(
-        crate::services::read_route::search_reads(state),
-        K::TABLE,
-        K::COLUMNS,
-        &query,
-    )
-    .await
-    .map_err(AppError::from)?;
+    let rows = db::nearby::records::<K>(crate::services::read_route::search_reads(state), &query)
+        .await
+        .map_err(AppError::from)?;
     Ok(Page::from_rows(rows, &params))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::validation_locs;
 
     #[test]
     fn cursors_round_trip_and_garbage_is_refused() {
@@ -84,15 +80,8 @@ mod tests {
             first: Some(1),
             after: Some("garbage".into()),
         };
-        let Err(AppError::Validation(items)) = query(&args) else {
-            panic!("expected a validation error");
-        };
-        let locs: Vec<String> = items
-            .iter()
-            .map(|i| serde_json::to_string(&i.loc).unwrap())
-            .collect();
         assert_eq!(
-            locs,
+            validation_locs(query(&args)),
             [
                 r#"["latitude"]"#,
                 r#"["longitude"]"#,

@@ -4,7 +4,7 @@
 use super::canonical::status_filter;
 use crate::db;
 use crate::domain::area::{self, BoundingBox};
-use crate::domain::{CanonicalTable, ListParams, Page, Violations};
+use crate::domain::{ListParams, Page, Violations};
 use crate::error::AppResult;
 use crate::services::canonical::CanonicalRow;
 use crate::state::AppState;
@@ -55,35 +55,21 @@ pub(crate) fn area(args: &WithinArgs<'_>) -> AppResult<Geometry<f64>> {
     Ok(geometry.expect("an area without violations"))
 }
 
-async fn page<T>(
-    state: &AppState,
-    table: CanonicalTable,
-    columns: &str,
-    args: &WithinArgs<'_>,
-) -> AppResult<Page<T>>
-where
-    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
-{
-    let status_loc: Vec<&str> = args.root.iter().copied().chain(["status"]).collect();
-    let status = status_filter(args.status, &status_loc)?;
-    let area = area(args)?;
-    let rows = db::within::records(
-        crate::services::read_route::search_reads(state),
-        table,
-        columns,
-        area,
-        status,
-        &args.params,
-    )
-    .await?;
-    Ok(Page::from_rows(rows, &args.params))
-}
-
 /// Records of kind `K` inside the area, newest first.
 #[tracing::instrument(name = "within::records", level = "debug", skip_all, fields(kind = K::NOUN))]
 pub async fn records<K: CanonicalRow>(
     state: &AppState,
     args: &WithinArgs<'_>,
 ) -> AppResult<Page<K>> {
-    page(state, K::TABLE, K::COLUMNS, args).await
+    let status_loc: Vec<&str> = args.root.iter().copied().chain(["status"]).collect();
+    let status = status_filter(args.status, &status_loc)?;
+    let area = area(args)?;
+    let rows = db::within::records::<K>(
+        crate::services::read_route::search_reads(state),
+        area,
+        status,
+        &args.params,
+    )
+    .await?;
+    Ok(Page::from_rows(rows, &args.params))
 }

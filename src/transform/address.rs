@@ -222,45 +222,54 @@ mod tests {
         relate(address_key(a).as_ref(), address_key(b).as_ref())
     }
 
+    fn each_pair_is(relation: AddressRelation, pairs: &[(&str, &str)]) {
+        for (a, b) in pairs {
+            assert_eq!(rel(a, b), relation, "{a} / {b}");
+        }
+    }
+
     #[test]
     fn one_address_written_two_ways_is_the_same_address() {
-        for (a, b) in [
-            (
-                "12224 Ventura Blvd.",
-                "12224 Ventura Boulevard, Studio City",
-            ),
-            ("100 W. 57th St.", "100 West 57th Street"),
-            ("3 Fountain Sq", "3 Fountain Square, Leeds LS1 4AB"),
-            ("Suite 200, 100 Main St", "100 Main Street"),
-            ("Calle Mayor 5", "5 Calle Mayor"),
-            (
-                "Central Park West at 67th St.",
-                "in Central Park at W. 67th St.",
-            ),
-        ] {
-            assert_eq!(rel(a, b), AddressRelation::Same, "{a} / {b}");
-        }
+        each_pair_is(
+            AddressRelation::Same,
+            &[
+                (
+                    "12224 Ventura Blvd.",
+                    "12224 Ventura Boulevard, Studio City",
+                ),
+                ("100 W. 57th St.", "100 West 57th Street"),
+                ("3 Fountain Sq", "3 Fountain Square, Leeds LS1 4AB"),
+                ("Suite 200, 100 Main St", "100 Main Street"),
+                ("Calle Mayor 5", "5 Calle Mayor"),
+                (
+                    "Central Park West at 67th St.",
+                    "in Central Park at W. 67th St.",
+                ),
+            ],
+        );
     }
 
     #[test]
     fn a_corner_a_park_or_a_missing_number_is_compatible() {
-        for (a, b) in [
-            ("Ventura Blvd", "12224 Ventura Blvd."),
-            ("corner of Main St and 5th Ave", "500 Main Street"),
-        ] {
-            assert_eq!(rel(a, b), AddressRelation::Compatible, "{a} / {b}");
-        }
+        each_pair_is(
+            AddressRelation::Compatible,
+            &[
+                ("Ventura Blvd", "12224 Ventura Blvd."),
+                ("corner of Main St and 5th Ave", "500 Main Street"),
+            ],
+        );
     }
 
     #[test]
     fn another_street_or_another_number_is_another_place() {
-        for (a, b) in [
-            ("12 High Street", "14 High Street"),
-            ("1500 Broadway", "2300 Broadway"),
-            ("12 Market Street", "12 Station Road"),
-        ] {
-            assert_eq!(rel(a, b), AddressRelation::Conflicting, "{a} / {b}");
-        }
+        each_pair_is(
+            AddressRelation::Conflicting,
+            &[
+                ("12 High Street", "14 High Street"),
+                ("1500 Broadway", "2300 Broadway"),
+                ("12 Market Street", "12 Station Road"),
+            ],
+        );
     }
 
     #[test]

@@ -228,21 +228,9 @@ fn html(base: &str) -> String {
 /// HTML when the client ranks `text/html` (or XHTML) above JSON, as a browser does; JSON for
 /// everything else (`*/*`, no `Accept`, `application/json`).
 fn negotiate(headers: &HeaderMap) -> LandingFormat {
-    let accept = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect::<Vec<_>>()
-        .join(",");
     let (mut html, mut json) = (0.0_f32, 0.0_f32);
     let mut any = 0.0_f32;
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let q = parts
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
+    for (media, q) in crate::http::accept::ranges(headers) {
         match media.as_str() {
             "text/html" | "application/xhtml+xml" => html = html.max(q),
             "application/json" => json = json.max(q),

@@ -1,6 +1,7 @@
 use crate::harness::{TestApp, locs};
 use axum::http::StatusCode;
 use serde_json::json;
+use spacetime_records::domain::AgentStatus;
 
 #[tokio::test]
 async fn registration_returns_the_agent_a_raw_key_once_and_key_metadata() {
@@ -98,15 +99,7 @@ async fn agent_lists_show_public_metadata_only_newest_first() {
     assert_eq!(list[0]["display_name"], "Second");
     assert!(list[0].get("metadata").is_none());
     assert!(list[0].get("truth_certificate_amount_gbp").is_none());
-    assert_eq!(
-        app.get("/api/v1/agents")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(app.list_len("/api/v1/agents").await, 2);
 }
 
 #[tokio::test]
@@ -163,14 +156,7 @@ async fn a_disabled_agent_is_refused_with_401() {
         app.get_as("/api/v1/agents/me", &key).await.status,
         StatusCode::OK
     );
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Disabled,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.set_agent_status(id, AgentStatus::Disabled).await;
     let r = app.get_as("/api/v1/agents/me", &key).await;
     assert_eq!(r.status, StatusCode::UNAUTHORIZED);
     assert_eq!(r.headers["www-authenticate"], "Bearer");

@@ -4,6 +4,7 @@
 use crate::harness::{TestApp, assert_matches_openapi, locs};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
+use spacetime_records::domain::AgentStatus;
 use spacetime_records::domain::ledger::{self, GENESIS_HASH};
 
 async fn send(app: &TestApp, key: &str, to: &str, text: &str) -> Value {
@@ -774,14 +775,7 @@ async fn a_paused_agent_reads_but_sends_publishes_signs_and_certifies_nothing() 
         .await
         .body["transaction_term_id"]
         .clone();
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        a,
-        spacetime_records::domain::AgentStatus::Paused,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.set_agent_status(a, AgentStatus::Paused).await;
     let writes = [
         (
             "/api/v1/messages",

@@ -5,10 +5,10 @@
 //! leave alone one they found running.
 
 use crate::harness::tmp_dir;
-use crate::processes::{call, spawn_embedded};
+use crate::processes::{call, read_metrics, spawn_embedded};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::db::cluster::{self, Durability, EmbeddedCluster};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -22,13 +22,7 @@ fn fresh_data_dir(name: &str) -> PathBuf {
 }
 
 fn postmaster_pid(data_dir: &Path) -> Option<i32> {
-    std::fs::read_to_string(data_dir.join("postgres").join("postmaster.pid"))
-        .ok()?
-        .lines()
-        .next()?
-        .trim()
-        .parse()
-        .ok()
+    cluster::postmaster_pid(&data_dir.join("postgres"))
 }
 
 /// Stops a cluster left running by a failed test, and removes the directory.
@@ -183,14 +177,7 @@ async fn the_embedded_postgres_killed_while_clients_post_is_restarted_and_loses_
         ready["embedded_postgres"], "running, supervised by this process (1 restart(s))",
         "{ready}"
     );
-    let metrics = client
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = read_metrics(&client, format!("{base}/metrics")).await;
     assert!(
         metrics.contains("strs_embedded_postgres_restarts_total 1"),
         "{metrics}"

@@ -2,6 +2,7 @@ use crate::harness::{TestApp, entity_entry, locs};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::json;
+use spacetime_records::domain::AgentStatus;
 
 #[tokio::test]
 async fn the_recommended_flow_end_to_end() {
@@ -68,24 +69,8 @@ async fn the_recommended_flow_end_to_end() {
     assert_eq!(link["score_confidence"], "0.8");
     let by_target = app.get(&format!("/api/v1/canonical-link-contributions?target_canonical_table=canonical.entities&target_canonical_id={entity_id}")).await;
     assert_eq!(by_target.body.as_array().unwrap().len(), 1);
-    assert_eq!(
-        app.get("/api/v1/entities?status=active")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-    assert_eq!(
-        app.get("/api/v1/entities?status=archived")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        0
-    );
+    assert_eq!(app.list_len("/api/v1/entities?status=active").await, 1);
+    assert_eq!(app.list_len("/api/v1/entities?status=archived").await, 0);
 }
 
 #[tokio::test]
@@ -258,14 +243,7 @@ async fn publishing_needs_a_valid_writer_key_and_an_active_agent() {
     let no_write = scoped.body["api_key"].as_str().unwrap();
     let r = app.post_entry(no_write, body.clone()).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Paused,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.set_agent_status(id, AgentStatus::Paused).await;
     let paused = app.post_entry(&key, body).await;
     assert_eq!(paused.status, StatusCode::FORBIDDEN);
     assert!(paused.body["detail"].as_str().unwrap().contains("paused"));
@@ -283,32 +261,16 @@ async fn entries_are_listed_by_status_and_read_by_id() {
         .await;
     }
     assert_eq!(
-        app.get("/api/v1/space-time-entries?status=pending")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
+        app.list_len("/api/v1/space-time-entries?status=pending")
+            .await,
         3
     );
     assert_eq!(
-        app.get("/api/v1/space-time-entries?status=processed")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
+        app.list_len("/api/v1/space-time-entries?status=processed")
+            .await,
         0
     );
-    assert_eq!(
-        app.get("/api/v1/space-time-entries?limit=2")
-            .await
-            .body
-            .as_array()
-            .unwrap()
-            .len(),
-        2
-    );
+    assert_eq!(app.list_len("/api/v1/space-time-entries?limit=2").await, 2);
     assert_eq!(
         locs(&app.get("/api/v1/space-time-entries?status=done").await.body),
         ["query.status"]

@@ -4,10 +4,10 @@
 //! the order is by id and stable; merged and withdrawn records are exported with their status,
 //! as the REST lists show them; an export longer than one read streams through every chunk.
 
-use crate::harness::{TestApp, TestResponse, entity_entry, locs};
+use crate::harness::{TestApp, TestResponse, entity_entry, locs, texts};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Float64Type;
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use bytes::Bytes;
@@ -106,6 +106,21 @@ fn column<'a>(headers: &[String], row: &'a [String], name: &str) -> &'a str {
     &row[at]
 }
 
+/// A text column of a parquet batch (or of a struct in one), every value present.
+fn strings(column: Option<&ArrayRef>) -> Vec<&str> {
+    column
+        .unwrap()
+        .as_string::<i32>()
+        .iter()
+        .map(Option::unwrap)
+        .collect()
+}
+
+/// A number column of a parquet batch (or of a struct in one).
+fn numbers(column: Option<&ArrayRef>) -> &PrimitiveArray<Float64Type> {
+    column.unwrap().as_primitive::<Float64Type>()
+}
+
 #[tokio::test]
 async fn geoparquet_holds_one_row_per_record_with_the_geo_metadata_and_nested_sources() {
     let app = TestApp::new().await;
@@ -133,20 +148,11 @@ async fn geoparquet_holds_one_row_per_record_with_the_geo_metadata_and_nested_so
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     assert_eq!(rows, PLACES.len());
     let batch = &batches[0];
-    let confidence = batch
-        .column_by_name("score_confidence")
-        .unwrap()
-        .as_primitive::<Float64Type>();
+    let confidence = numbers(batch.column_by_name("score_confidence"));
     assert!((0.0..=1.0).contains(&confidence.value(0)));
     let bbox = batch.column_by_name("bbox").unwrap().as_struct();
-    let xmin = bbox
-        .column_by_name("xmin")
-        .unwrap()
-        .as_primitive::<Float64Type>();
-    let lng = batch
-        .column_by_name("location_lng")
-        .unwrap()
-        .as_primitive::<Float64Type>();
+    let xmin = numbers(bbox.column_by_name("xmin"));
+    let lng = numbers(batch.column_by_name("location_lng"));
     assert_eq!(xmin.value(0), lng.value(0));
     let geometry = batch.column_by_name("geometry").unwrap().as_binary::<i32>();
     assert_eq!(geometry.value(0).len(), 21, "a WKB point");
@@ -155,18 +161,9 @@ async fn geoparquet_holds_one_row_per_record_with_the_geo_metadata_and_nested_so
     let sources = batch.column_by_name("sources").unwrap().as_list::<i32>();
     let first = sources.value(0);
     let first = first.as_struct();
-    let fields: Vec<&str> = first
-        .column_by_name("field")
-        .unwrap()
-        .as_string::<i32>()
-        .iter()
-        .map(Option::unwrap)
-        .collect();
+    let fields = strings(first.column_by_name("field"));
     assert!(fields.contains(&"display_name"), "{fields:?}");
-    let source_confidence = first
-        .column_by_name("score_confidence")
-        .unwrap()
-        .as_primitive::<Float64Type>();
+    let source_confidence = numbers(first.column_by_name("score_confidence"));
     assert!(source_confidence.value(0) > 0.0);
     let categories = batch.column_by_name("categories").unwrap().as_list::<i32>();
     assert_eq!(categories.value(0).len(), 1);
@@ -193,13 +190,7 @@ async fn flatgeobuf_geojson_sequences_and_csv_hold_every_record_with_its_sources
         assert!(feature.property::<f64>("score_confidence").unwrap() > 0.0);
         let sources: Value =
             serde_json::from_str(&feature.property::<String>("sources").unwrap()).unwrap();
-        assert!(
-            sources
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|s| s["field"] == "display_name")
-        );
+        assert!(texts(&sources, "field").contains(&"display_name"));
     }
     assert_eq!(names.len(), PLACES.len());
 
@@ -249,13 +240,7 @@ async fn flatgeobuf_geojson_sequences_and_csv_hold_every_record_with_its_sources
         .parse::<f64>()
         .unwrap();
     let sources: Value = serde_json::from_str(column(&headers, row, "sources")).unwrap();
-    assert!(
-        sources
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s["field"] == "display_name")
-    );
+    assert!(texts(&sources, "field").contains(&"display_name"));
 }
 
 #[tokio::test]
@@ -384,13 +369,7 @@ async fn the_order_is_by_id_and_the_same_in_every_format_and_every_time() {
     let csv_ids: Vec<&str> = rows.iter().map(|row| column(&headers, row, "id")).collect();
     assert_eq!(csv_ids, ids);
     let (_, batches) = parquet_batches(&export(&app, "/api/v1/exports/entities.parquet").await);
-    let parquet_ids: Vec<&str> = batches[0]
-        .column_by_name("id")
-        .unwrap()
-        .as_string::<i32>()
-        .iter()
-        .map(Option::unwrap)
-        .collect();
+    let parquet_ids = strings(batches[0].column_by_name("id"));
     assert_eq!(parquet_ids, ids);
 }
 

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use sha2::Digest;
 use spacetime_records::config::Config;
 use spacetime_records::db::cluster::{Durability, EmbeddedCluster};
+use spacetime_records::domain::AgentStatus;
 use spacetime_records::state::AppState;
 use spacetime_records::{app, db};
 use sqlx::PgPool;
@@ -387,6 +388,16 @@ impl TestApp {
     }
 }
 
+/// The text at `key` of every item of a JSON array (each item has one).
+pub fn texts<'a>(items: &'a Value, key: &str) -> Vec<&'a str> {
+    items
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {items}"))
+        .iter()
+        .map(|item| item[key].as_str().unwrap())
+        .collect()
+}
+
 /// The `loc` of each 422 detail item, as strings joined by dots.
 pub fn locs(body: &Value) -> Vec<String> {
     body["detail"]
@@ -440,6 +451,64 @@ impl TestApp {
             .await;
         assert_eq!(processed.status, StatusCode::OK, "{}", processed.text);
         processed.body
+    }
+
+    /// The `loc`s of a GET the API refuses as invalid (asserting the 422).
+    pub async fn refused_at(&self, path: &str) -> Vec<String> {
+        let r = self.get(path).await;
+        assert_eq!(
+            r.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{path}: {}",
+            r.text
+        );
+        locs(&r.body)
+    }
+
+    /// How many items the list at `path` answers with (a JSON array body).
+    pub async fn list_len(&self, path: &str) -> usize {
+        let r = self.get(path).await;
+        r.body
+            .as_array()
+            .unwrap_or_else(|| panic!("not a list: {}", r.text))
+            .len()
+    }
+
+    /// Runs `spacetime-records admin <args>` as the operator holding `admin` over this test's
+    /// database, with a data directory of its own (`target/tmp/cli-<run>`).
+    pub fn admin_cli_output(&self, admin: &str, run: &str, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+            .arg("admin")
+            .args(args)
+            .env("DATABASE_URL", self.database_url())
+            .env("STRS_ADMIN_API_KEY", admin)
+            .env("STRS_DATA_DIR", tmp_dir().join(format!("cli-{run}")))
+            .output()
+            .unwrap()
+    }
+
+    /// The JSON an admin command prints, asserting that it succeeded.
+    pub fn admin_cli(&self, admin: &str, run: &str, args: &[&str]) -> Value {
+        let output = self.admin_cli_output(admin, run, args);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    /// Runs one statement of the test's own (rows to set up, fresh planner statistics).
+    pub async fn execute(&self, sql: &str) {
+        sqlx::query(sql).execute(self.pool()).await.unwrap();
+    }
+
+    /// Sets an agent's status the way an operator does (`admin agents disable`, …).
+    pub async fn set_agent_status(&self, id: Uuid, status: AgentStatus) {
+        spacetime_records::services::agents::set_status(&self.state, id, status)
+            .await
+            .map_err(|e| e.public_message())
+            .unwrap();
     }
 
     pub async fn count(&self, sql: &str) -> i64 {

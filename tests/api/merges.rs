@@ -254,25 +254,8 @@ async fn two_operators_merging_one_pair_both_ways_exactly_one_wins() {
 async fn the_admin_cli_merges_and_undoes_through_the_same_service() {
     let app = TestApp::new().await;
     let (admin, a, b) = two_records(&app).await;
-    let cli = |args: &[&str]| {
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-            .arg("admin")
-            .args(args)
-            .env("DATABASE_URL", app.database_url())
-            .env("STRS_ADMIN_API_KEY", &admin)
-            .env(
-                "STRS_DATA_DIR",
-                crate::harness::tmp_dir().join(format!("cli-merge-{a}")),
-            )
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        serde_json::from_slice::<Value>(&output.stdout).unwrap()
-    };
+    let run = format!("merge-{a}");
+    let cli = |args: &[&str]| app.admin_cli(&admin, &run, args);
     let survivor = cli(&["merge-entities", "--survivor-id", &a, "--merged-id", &b]);
     assert_eq!(survivor["email"], "hello@hamper.example");
     let restored = cli(&["undo-merge", "--entity-id", &b]);

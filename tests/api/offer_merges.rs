@@ -43,6 +43,20 @@ struct Pair {
     b: String,
 }
 
+/// The metadata of the contribution of `link_type` that targets the listing `id`.
+async fn listing_link_metadata(app: &TestApp, id: &str, link_type: &str) -> Value {
+    sqlx::query_scalar(
+        "SELECT metadata FROM canonical_link_contributions
+         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
+           AND link_type = $2",
+    )
+    .bind(id)
+    .bind(link_type)
+    .fetch_one(app.pool())
+    .await
+    .unwrap()
+}
+
 /// Two listings of one provider's boiler service, as two directories wrote it (different
 /// titles, so the transformer kept them apart).
 async fn two_listings() -> Pair {
@@ -251,28 +265,12 @@ async fn duplicate_listings_are_merged_redirected_hidden_and_restored_by_an_undo
     );
 
     // Who decided what and when; the reported pair is settled.
-    let decided: Value = sqlx::query_scalar(
-        "SELECT metadata FROM canonical_link_contributions
-         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
-           AND link_type = 'duplicate_of'",
-    )
-    .bind(&b)
-    .fetch_one(app.pool())
-    .await
-    .unwrap();
+    let decided = listing_link_metadata(&app, &b, "duplicate_of").await;
     assert_eq!(decided["duplicate_of"], a.as_str());
     assert!(
         decided["decided_by_agent_id"].is_string() && decided["decided_at_tstamp_utc"].is_string()
     );
-    let carried: Value = sqlx::query_scalar(
-        "SELECT metadata FROM canonical_link_contributions
-         WHERE target_canonical_table = 'canonical.listings' AND target_canonical_id = $1::uuid
-           AND link_type = 'merged'",
-    )
-    .bind(&a)
-    .fetch_one(app.pool())
-    .await
-    .unwrap();
+    let carried = listing_link_metadata(&app, &a, "merged").await;
     assert_eq!(carried["merged_from"], b.as_str());
     assert_eq!(carried["original_link_type"], "created");
     assert_eq!(carried["merge_id"], decided["merge_id"]);
@@ -470,29 +468,11 @@ async fn requests_merge_over_graphql_and_the_cli_and_entries_aimed_at_the_redire
     );
 
     // The admin CLI undoes it through the same service.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
-            "undo-merge",
-            "--table",
-            "requests",
-            "--record-id",
-            &second,
-        ])
-        .env("DATABASE_URL", app.database_url())
-        .env("STRS_ADMIN_API_KEY", &admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-unmerge-{second}")),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let restored = app.admin_cli(
+        &admin,
+        &format!("unmerge-{second}"),
+        &["undo-merge", "--table", "requests", "--record-id", &second],
     );
-    let restored: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(restored["id"], second.as_str());
     assert_eq!(restored["status"], "active");
     assert_eq!(

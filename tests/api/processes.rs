@@ -261,6 +261,18 @@ impl Topology {
     }
 }
 
+/// A server process's metrics, as Prometheus text, from its `/metrics` URL.
+pub async fn read_metrics(client: &reqwest::Client, url: impl reqwest::IntoUrl) -> String {
+    client
+        .get(url)
+        .send()
+        .await
+        .expect("the server answers")
+        .text()
+        .await
+        .unwrap()
+}
+
 /// A JSON exchange with a server process: status and body (`Null` when not JSON).
 pub async fn call(
     client: &reqwest::Client,

@@ -96,16 +96,11 @@ impl Shop {
     /// Runs `spacetime-records admin <command> --proposal-id <proposal's id>` as the operator.
     fn cli(&self, command: &str, proposal: &Value) -> std::process::Output {
         let id = proposal["id"].as_str().unwrap();
-        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-            .args(["admin", command, "--proposal-id", id])
-            .env("DATABASE_URL", self.app.database_url())
-            .env("STRS_ADMIN_API_KEY", &self.admin)
-            .env(
-                "STRS_DATA_DIR",
-                crate::harness::tmp_dir().join(format!("cli-{command}-{id}")),
-            )
-            .output()
-            .unwrap()
+        self.app.admin_cli_output(
+            &self.admin,
+            &format!("{command}-{id}"),
+            &[command, "--proposal-id", id],
+        )
     }
 
     /// The shop as a replay of its history makes it (`entity(id, asOf: now)`).

@@ -265,30 +265,19 @@ async fn is_new_and_reject_over_graphql_and_the_cli() {
     );
 
     // The admin CLI: the same service, as the operator whose key it is given.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
+    let printed = w.app.admin_cli(
+        &w.admin,
+        &third,
+        &[
             "resolve-review",
             "--entry-id",
             &third,
             "--resolution",
             "is_record",
-        ])
-        .args(["--canonical-id", &w.bolt])
-        .env("DATABASE_URL", w.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &w.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-{third}")),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+            "--canonical-id",
+            &w.bolt,
+        ],
     );
-    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed["canonical_id"], w.bolt.as_str());
     let status: String =
         sqlx::query_scalar("SELECT status FROM space_time_entries WHERE id = $1::uuid")
@@ -589,30 +578,19 @@ async fn requests_resolve_over_the_cli_and_two_operators_resolving_one_request_e
     let r = o.app.publish(&o.scout, &o.admin, orphan.take()).await;
     assert_eq!(r["status"], "review_required", "{r}");
     let orphan_id = r["space_time_entry_id"].as_str().unwrap().to_owned();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args([
-            "admin",
+    let printed = o.app.admin_cli(
+        &o.admin,
+        &orphan_id,
+        &[
             "resolve-review",
             "--entry-id",
             &orphan_id,
             "--resolution",
             "is_record",
-        ])
-        .args(["--canonical-id", &o.y])
-        .env("DATABASE_URL", o.app.database_url())
-        .env("STRS_ADMIN_API_KEY", &o.admin)
-        .env(
-            "STRS_DATA_DIR",
-            crate::harness::tmp_dir().join(format!("cli-{orphan_id}")),
-        )
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+            "--canonical-id",
+            &o.y,
+        ],
     );
-    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed["canonical_id"], o.y.as_str());
     assert_eq!(printed["canonical_table"], "canonical.requests");
     let y = o.app.get(&format!("/api/v1/requests/{}", o.y)).await.body;

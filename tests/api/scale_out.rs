@@ -4,7 +4,7 @@
 //! replica taken out of rotation, and what operators scrape.
 
 use crate::harness::{east, entity_entry};
-use crate::processes::{Topology, call, spawn_with_log};
+use crate::processes::{Topology, call, read_metrics, spawn_with_log};
 use crate::subscriptions::Subscriber;
 use futures::future::join_all;
 use reqwest::{Method, StatusCode};
@@ -174,14 +174,7 @@ async fn three_processes_share_the_transformer_and_decide_every_entry_exactly_on
     // Each process says how many it decided; together, every entry once.
     let mut decided = Vec::new();
     for server in 0..3 {
-        let metrics = client
-            .get(topology.url(server, "/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics = read_metrics(&client, topology.url(server, "/metrics")).await;
         decided.push(counter(
             &metrics,
             "strs_transformer_entries_processed_total",
@@ -524,14 +517,7 @@ async fn a_lagging_or_stopped_replica_leaves_the_rotation_and_ready_reports_it()
     )
     .await;
     assert!(entry_ids(&public).contains(&id));
-    let metrics = client
-        .get(topology.url(1, "/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = read_metrics(&client, topology.url(1, "/metrics")).await;
     assert!(
         metrics
             .lines()

@@ -557,23 +557,15 @@ async fn every_parameter_outside_its_limits_is_422_at_its_location() {
 #[tokio::test]
 async fn every_search_shape_can_be_answered_from_the_gist_and_gin_indexes() {
     let app = TestApp::new().await;
-    sqlx::query(
-        "INSERT INTO canonical.entities (id, display_name, categories, city, country_code, location_lat, location_lng, name_key)
+    app.execute("INSERT INTO canonical.entities (id, display_name, categories, city, country_code, location_lat, location_lng, name_key)
          SELECT gen_random_uuid(), initcap(substr(md5(i::text), 1, 6)) || ' ' || initcap(substr(md5((i * 7)::text), 3, 7))
                 || (ARRAY[' Plumbing',' Bakery',' Dental',' Electrics'])[1 + i % 4],
                 ARRAY[(ARRAY['plumber','bakery','dentist','electrician'])[1 + i % 4]],
                 (ARRAY['Manchester','Leeds','Dublin','Berlin'])[1 + i % 4], (ARRAY['GB','GB','IE','DE'])[1 + i % 4],
                 (ARRAY[53.48, 53.80, 53.35, 52.52])[1 + i % 4] + (random() - 0.5) * 0.5,
                 (ARRAY[-2.24, -1.55, -6.26, 13.40])[1 + i % 4] + (random() - 0.5) * 0.8, 'business ' || i
-         FROM generate_series(1, 20000) AS i",
-    )
-    .execute(app.pool())
-    .await
-    .unwrap();
-    sqlx::query("ANALYZE canonical.entities")
-        .execute(app.pool())
-        .await
-        .unwrap();
+         FROM generate_series(1, 20000) AS i").await;
+    app.execute("ANALYZE canonical.entities").await;
     // At test scale a sequential scan is often cheaper; with it disabled, PostgreSQL must still find
     // an index plan for every predicate of every shape (at 1M rows it picks them by itself: see
     // docs/bench-log/search.md).

@@ -2,7 +2,7 @@
 //! tileset's kinds (the database's statistics after ANALYZE, the rows themselves before), and
 //! `GET /tiles/metadata.json` describes the tiles for GDAL's MVT driver.
 
-use crate::harness::TestApp;
+use crate::harness::{TestApp, texts};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -106,19 +106,11 @@ async fn tilejson_bounds_and_center_are_where_the_records_are_and_the_world_when
 #[tokio::test]
 async fn after_analyze_the_bounds_come_from_the_statistics_without_reading_the_rows() {
     let app = TestApp::new().await;
-    sqlx::query(
-        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+    app.execute("INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
          SELECT gen_random_uuid(), 'Spread ' || i, 53.0 + i * 0.0003, -3.0 + ((i * 7) % 3000) * 0.0006,
                 'spread ' || i
-         FROM generate_series(0, 2999) AS i",
-    )
-    .execute(app.pool())
-    .await
-    .unwrap();
-    sqlx::query("ANALYZE canonical.entities")
-        .execute(app.pool())
-        .await
-        .unwrap();
+         FROM generate_series(0, 2999) AS i").await;
+    app.execute("ANALYZE canonical.entities").await;
     // Added after the statistics were taken: not in the bounds until the next ANALYZE (what
     // docs/explorer.md says of the bounds' freshness).
     insert_entity(&app, "Sydney Surf Shop", -33.86, 151.2).await;
@@ -135,10 +127,7 @@ async fn after_analyze_the_bounds_come_from_the_statistics_without_reading_the_r
         ),
         "{bounds:?}"
     );
-    sqlx::query("ANALYZE canonical.entities")
-        .execute(app.pool())
-        .await
-        .unwrap();
+    app.execute("ANALYZE canonical.entities").await;
     let after = numbers(&app.get("/tiles/entities.json").await.body["bounds"]);
     assert!(
         close(&after, &[-3.0, -33.86, 151.2, 53.0 + 2999.0 * 0.0003], 1e-6),
@@ -170,12 +159,7 @@ async fn metadata_json_describes_the_tiles_as_gdal_reads_them() {
     );
     assert_eq!(r.body["center"].as_str().unwrap().split(',').count(), 3);
     let json: Value = serde_json::from_str(r.body["json"].as_str().unwrap()).unwrap();
-    let layers: Vec<&str> = json["vector_layers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["id"].as_str().unwrap())
-        .collect();
+    let layers = texts(&json["vector_layers"], "id");
     assert_eq!(layers, ["entities", "listings", "requests"]);
     assert_eq!(
         json["vector_layers"][0]["fields"],

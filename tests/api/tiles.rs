@@ -2,7 +2,7 @@
 //! they fall in the tile), clustering of dense tiles within the documented size bound, filters,
 //! records that never show, cache headers, bad input, and `GET /tiles/{tileset}.json`.
 
-use crate::harness::{TestApp, east, entity_entry, locs};
+use crate::harness::{TestApp, east, entity_entry, locs, texts};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use mvt_reader::Reader;
@@ -498,14 +498,7 @@ async fn bad_tile_coordinates_and_filters_answer_422_with_their_loc() {
         ("/tiles/records.json?status=nope", vec!["query.status"]),
         ("/tiles/entities.json?kind=listing", vec!["query.kind"]),
     ] {
-        let r = app.get(path).await;
-        assert_eq!(
-            r.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{path}: {}",
-            r.text
-        );
-        assert_eq!(locs(&r.body), expected, "{path}");
+        assert_eq!(app.refused_at(path).await, expected, "{path}");
     }
     for path in [
         "/tiles/0/0/0",
@@ -533,12 +526,7 @@ async fn tilejson_describes_the_layers_and_carries_the_filters_into_the_tile_url
         r.body["tiles"],
         json!(["http://maps.example:8080/tiles/{z}/{x}/{y}.mvt"])
     );
-    let layers: Vec<&str> = r.body["vector_layers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["id"].as_str().unwrap())
-        .collect();
+    let layers = texts(&r.body["vector_layers"], "id");
     assert_eq!(layers, ["entities", "listings", "requests"]);
     for field in ["id", "kind", "name", "category", "confidence", "count"] {
         assert!(

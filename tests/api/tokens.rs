@@ -1,6 +1,7 @@
 use crate::harness::TestApp;
 use axum::http::StatusCode;
 use serde_json::json;
+use spacetime_records::domain::AgentStatus;
 
 async fn token_for(app: &TestApp, key: &str) -> String {
     let r = app
@@ -43,14 +44,7 @@ async fn an_access_token_is_refused_once_its_agent_is_disabled() {
     let app = TestApp::new().await;
     let (id, key) = app.register("Token Disabled").await;
     let token = token_for(&app, &key).await;
-    spacetime_records::services::agents::set_status(
-        &app.state,
-        id,
-        spacetime_records::domain::AgentStatus::Disabled,
-    )
-    .await
-    .map_err(|e| e.public_message())
-    .unwrap();
+    app.set_agent_status(id, AgentStatus::Disabled).await;
     assert_eq!(
         app.get_as("/api/v1/agents/me", &token).await.status,
         StatusCode::UNAUTHORIZED

@@ -38,13 +38,7 @@ impl Media {
             return Media::Json;
         };
         let (mut current, mut legacy) = (0.0f32, 0.0f32);
-        for item in accept.split(',') {
-            let mut parts = item.split(';');
-            let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let quality = parts
-                .filter_map(|p| p.trim().strip_prefix("q="))
-                .find_map(|q| q.trim().parse::<f32>().ok())
-                .unwrap_or(1.0);
+        for (essence, quality) in crate::http::accept::ranges_of(accept) {
             match essence.as_str() {
                 GRAPHQL_RESPONSE_JSON => current = current.max(quality),
                 "application/json" => legacy = legacy.max(quality),

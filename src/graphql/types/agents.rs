@@ -35,7 +35,9 @@ impl Agent {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, crate::records::proposals::FieldProposal>> {
-        super::proposals::page(ctx, status, Some(self.id), None, first, after).await
+        super::proposals::ProposalQuery
+            .field_proposals(ctx, status, Some(self.id), None, first, after)
+            .await
     }
     /// How this agent's newest 10,000 entries shaped canonical records: contributions per link
     /// type, the number of distinct records touched, and whether those were all its entries

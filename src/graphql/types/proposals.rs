@@ -37,26 +37,6 @@ impl FieldProposal {
     }
 }
 
-/// `fieldProposals` and `Agent.fieldProposals`: one page of the filtered list.
-pub async fn page(
-    ctx: &Context<'_>,
-    status: Option<String>,
-    agent_id: Option<Uuid>,
-    record_id: Option<Uuid>,
-    first: Option<i32>,
-    after: Option<String>,
-) -> Result<Connection<String, FieldProposal>> {
-    let (state, _) = ctx_parts(ctx);
-    let after_given = after.is_some();
-    let filter = ProposalFilter {
-        status: proposals::status_filter(status.as_deref(), &["status"])?,
-        agent_id,
-        record_id,
-    };
-    let page = proposals::list(state, filter, paging::params(first, after)?).await?;
-    Ok(paging::connection(page, |p| p.id, |p| p, after_given))
-}
-
 #[derive(Default)]
 pub struct ProposalQuery;
 
@@ -66,8 +46,9 @@ impl ProposalQuery {
     /// first: each with the record's value and the proposed one, both with their evidence, and
     /// why it is contested. `status` open (the queue), accepted, dismissed or superseded; all
     /// when absent. Anyone may read it, like `reviewQueue`; `first` 1 to 500 (default 100).
+    // `Agent.fieldProposals` answers with this very list for its agent.
     #[graphql(complexity = "crate::graphql::machinery::limits::page_cost(first, child_complexity)")]
-    async fn field_proposals(
+    pub async fn field_proposals(
         &self,
         ctx: &Context<'_>,
         status: Option<String>,
@@ -76,7 +57,15 @@ impl ProposalQuery {
         first: Option<i32>,
         after: Option<String>,
     ) -> Result<Connection<String, FieldProposal>> {
-        page(ctx, status, agent_id, record_id, first, after).await
+        let (state, _) = ctx_parts(ctx);
+        let after_given = after.is_some();
+        let filter = ProposalFilter {
+            status: proposals::status_filter(status.as_deref(), &["status"])?,
+            agent_id,
+            record_id,
+        };
+        let page = proposals::list(state, filter, paging::params(first, after)?).await?;
+        Ok(paging::connection(page, |p| p.id, |p| p, after_given))
     }
 }
 
