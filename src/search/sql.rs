@@ -118,17 +118,20 @@ impl TextQuery {
     /// query, the index of `canonical.name_word_key`).
     fn push_candidates(&self, qb: &mut Statement, req: &SearchRequest, label: &str) {
         match self {
+            // The name's words are in the document: where the planner reads a small box alone
+            // and tests each row, the cheap "any one word" test spares most rows the name's
+            // words (a 1 km box in a city: 7 ms against 29 ms).
             TextQuery::Corrected(CorrectedQuery {
                 whole_names: Some(whole_names),
                 ..
             }) => {
                 qb.push("(search_document @@ (")
                     .bind_text(&whole_names.half_tsquery)
-                    .push(&format!(
-                        ")::tsquery OR canonical.name_word_key({label}) = ANY("
-                    ))
+                    .push(")::tsquery OR (search_document @@ ");
+                self.push(qb, req);
+                qb.push(&format!(" AND canonical.name_word_key({label}) = ANY("))
                     .bind(Param::TextArray(whole_names.name_keys.clone()))
-                    .push("))");
+                    .push(")))");
             }
             _ => {
                 qb.push("search_document @@ ");
