@@ -98,7 +98,7 @@ pub enum Need {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CorrectedQuery {
     /// Matches documents that contain the words `need` asks for, each word as any of its
-    /// spellings.
+    /// spellings; for `HalfOrName`, any one of the words (it ranks, `whole_names` chooses).
     pub tsquery: String,
     /// One query per word that has spellings, to score the share of the words a record has.
     pub word_queries: Vec<String>,
@@ -107,8 +107,6 @@ pub struct CorrectedQuery {
     /// Every spelling of every word: a name word among them counts as in the query.
     pub spellings: Vec<String>,
     pub need: Need,
-    /// How many of the words a record needs (its whole name in the query aside).
-    pub min_words: usize,
     /// `HalfOrName`: the candidates are the records the `Half` query matches, and those whose
     /// name is one of these, as `canonical.name_word_key` writes a name (migration 0025).
     pub whole_names: Option<WholeNames>,
@@ -168,7 +166,6 @@ pub fn corrected_query(spellings_per_word: &[Vec<String>], need: Need) -> Option
         words: spellings_per_word.len(),
         spellings,
         need,
-        min_words,
         whole_names,
     })
 }
@@ -288,7 +285,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(query.tsquery, "(('hawksmoor')) | (('seven')) | (('dials'))");
-        assert_eq!(query.min_words, 2);
         let whole_names = query.whole_names.unwrap();
         assert_eq!(
             whole_names.half_tsquery,
