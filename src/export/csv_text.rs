@@ -56,10 +56,18 @@ impl Csv {
                     self.writer.write_field(text)?;
                     continue;
                 }
-                Cell::Id(id) => write!(self.field, "{id}")?,
+                Cell::Id(id) => self.field.push_str(
+                    id.hyphenated()
+                        .encode_lower(&mut uuid::Uuid::encode_buffer()),
+                ),
                 Cell::Number(n) => write!(self.field, "{n}")?,
                 Cell::Time(t) => self.field.push_str(&super::time_text(t)),
-                Cell::TextList(list) => self.field.push_str(&serde_json::to_string(list)?),
+                Cell::TextList(list) => {
+                    self.json.clear();
+                    serde_json::to_writer(&mut self.json, list)?;
+                    self.writer.write_field(&self.json)?;
+                    continue;
+                }
             }
             self.writer.write_field(&self.field)?;
         }

@@ -113,7 +113,14 @@ impl FlatGeobuf {
             match cell {
                 Cell::Null => {}
                 Cell::Text(s) | Cell::Json(s) => text(props, index, s.as_bytes())?,
-                Cell::Id(id) => text(props, index, id.to_string().as_bytes())?,
+                Cell::Id(id) => {
+                    let id = id.hyphenated();
+                    text(
+                        props,
+                        index,
+                        id.encode_lower(&mut uuid::Uuid::encode_buffer()).as_bytes(),
+                    )?;
+                }
                 Cell::Number(n) => {
                     props.extend_from_slice(&u16::try_from(index)?.to_le_bytes());
                     props.extend_from_slice(&n.to_le_bytes());
@@ -170,6 +177,6 @@ impl Encoder for FlatGeobuf {
     }
 
     fn take(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+        super::sink::take_sized(&mut self.out)
     }
 }

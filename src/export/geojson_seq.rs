@@ -7,6 +7,7 @@ use super::Encoder;
 use crate::domain::CanonicalTable;
 use crate::records::export::{Cell, ExportColumn, ExportRow, columns};
 use std::io::Write;
+use uuid::Uuid;
 
 /// RFC 8142's record separator.
 const RS: u8 = 0x1e;
@@ -31,11 +32,9 @@ impl GeoJsonSeq {
         if self.record_separator {
             out.push(RS);
         }
-        write!(
-            out,
-            r#"{{"type":"Feature","id":"{}","geometry":{{"type":"Point","coordinates":["#,
-            row.id
-        )?;
+        out.extend_from_slice(br#"{"type":"Feature","id":""#);
+        id_text(out, row.id);
+        out.extend_from_slice(br#"","geometry":{"type":"Point","coordinates":["#);
         serde_json::to_writer(&mut *out, &row.lng)?;
         out.push(b',');
         serde_json::to_writer(&mut *out, &row.lat)?;
@@ -49,7 +48,11 @@ impl GeoJsonSeq {
             match cell {
                 Cell::Null => out.extend_from_slice(b"null"),
                 Cell::Text(text) => serde_json::to_writer(&mut *out, text)?,
-                Cell::Id(id) => write!(out, "\"{id}\"")?,
+                Cell::Id(id) => {
+                    out.push(b'"');
+                    id_text(out, *id);
+                    out.push(b'"');
+                }
                 Cell::Number(n) => serde_json::to_writer(&mut *out, n)?,
                 Cell::Time(t) => write!(out, "\"{}\"", super::time_text(t))?,
                 Cell::TextList(list) => serde_json::to_writer(&mut *out, list)?,
@@ -62,6 +65,12 @@ impl GeoJsonSeq {
         out.extend_from_slice(b"}}\n");
         Ok(())
     }
+}
+
+/// An id as text: hyphenated lower-case hex, which JSON needs no escape for.
+fn id_text(out: &mut Vec<u8>, id: Uuid) {
+    let text = id.hyphenated();
+    out.extend_from_slice(text.encode_lower(&mut Uuid::encode_buffer()).as_bytes());
 }
 
 impl Encoder for GeoJsonSeq {
@@ -77,6 +86,6 @@ impl Encoder for GeoJsonSeq {
     }
 
     fn take(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+        super::sink::take_sized(&mut self.out)
     }
 }

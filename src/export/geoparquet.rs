@@ -309,4 +309,9 @@ impl Encoder for GeoParquet {
     fn take(&mut self) -> Vec<u8> {
         self.sink.take()
     }
+
+    /// One record batch per call: a batch of a few rows costs the writer as much as 2,000.
+    fn whole_chunks(&self) -> bool {
+        true
+    }
 }

@@ -58,6 +58,11 @@ pub trait Encoder: Send {
     fn finish(&mut self) -> anyhow::Result<()>;
     /// The bytes written since the last call.
     fn take(&mut self) -> Vec<u8>;
+    /// Whether `rows` wants a whole chunk at a time (a format that writes a batch per call)
+    /// rather than the few rows of one piece of the body.
+    fn whole_chunks(&self) -> bool {
+        false
+    }
 }
 
 /// A fresh encoder of `format` for records of `table`.
@@ -71,13 +76,83 @@ pub fn encoder(format: Format, table: CanonicalTable) -> anyhow::Result<Box<dyn 
     })
 }
 
-/// The sources of a row as one JSON array (formats without nested columns).
+/// The sources of a row as one JSON array (formats without nested columns), byte for byte as
+/// serde writes them, but with the ids and times copied in whole: they need no escaping, and
+/// serde's path writes them a character at a time (a fifth of the text formats' time went there).
 fn sources_json(row: &ExportRow, out: &mut Vec<u8>) -> anyhow::Result<()> {
-    serde_json::to_writer(out, &row.sources)?;
+    let mut id = uuid::Uuid::encode_buffer();
+    out.push(b'[');
+    for (i, source) in row.sources.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"field":"#);
+        serde_json::to_writer(&mut *out, &source.field)?;
+        out.extend_from_slice(br#","space_time_entry_id":""#);
+        let entry = source.space_time_entry_id.hyphenated();
+        out.extend_from_slice(entry.encode_lower(&mut id).as_bytes());
+        out.extend_from_slice(br#"","agent_id":""#);
+        let agent = source.agent_id.hyphenated();
+        out.extend_from_slice(agent.encode_lower(&mut id).as_bytes());
+        out.extend_from_slice(br#"","observed_at_tstamp_utc":"#);
+        match &source.observed_at_tstamp_utc {
+            Some(time) => {
+                out.push(b'"');
+                out.extend_from_slice(time_text(time).as_bytes());
+                out.push(b'"');
+            }
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(br#","score_confidence":"#);
+        serde_json::to_writer(&mut *out, &source.score_confidence)?;
+        out.push(b'}');
+    }
+    out.push(b']');
     Ok(())
 }
 
 /// A timestamp as REST writes it (RFC 3339, UTC, `Z`).
 fn time_text(time: &chrono::DateTime<chrono::Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::provenance::FieldSource;
+    use chrono::TimeZone;
+    use uuid::Uuid;
+
+    #[test]
+    fn the_sources_are_written_as_serde_writes_them() {
+        let at = |nanos| chrono::Utc.timestamp_opt(1_795_000_000, nanos).single();
+        let source = |field: &str, observed_at, score_confidence| FieldSource {
+            field: field.to_owned(),
+            space_time_entry_id: Uuid::now_v7(),
+            agent_id: Uuid::new_v4(),
+            observed_at_tstamp_utc: observed_at,
+            score_confidence,
+        };
+        for sources in [
+            vec![],
+            vec![source("phone", at(0), 0.8)],
+            vec![
+                source("a \"quoted\" \\ field\n", at(500_000_000), 1.0),
+                source("display_name", None, 0.0),
+                source("website_url", at(123_456_789), 0.333_333_333_333_333_3),
+                source("city", at(1_000), f64::NAN),
+            ],
+        ] {
+            let row = ExportRow {
+                sources,
+                ..ExportRow::default()
+            };
+            let mut written = Vec::new();
+            sources_json(&row, &mut written).unwrap();
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&row.sources).unwrap()
+            );
+        }
+    }
 }

@@ -11,8 +11,19 @@ pub struct Sink(Arc<Mutex<Vec<u8>>>);
 impl Sink {
     /// What has been written since the last take.
     pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+        take_sized(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
+}
+
+/// What `out` holds, leaving in its place an empty buffer as large as that: the next piece,
+/// about as large, is written without growing a buffer from nothing (and copying it each time
+/// it doubles) again.
+pub fn take_sized(out: &mut Vec<u8>) -> Vec<u8> {
+    if out.is_empty() {
+        return Vec::new();
+    }
+    let next = Vec::with_capacity(out.len() + out.len() / 4);
+    std::mem::replace(out, next)
 }
 
 impl Write for Sink {

@@ -186,7 +186,7 @@ pub enum Cell {
 }
 
 /// One record, ready to be written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ExportRow {
     pub id: Uuid,
     pub lng: f64,

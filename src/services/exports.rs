@@ -14,12 +14,12 @@
 //! a mirror that pulls `updated_since` its last pull learns of merges and withdrawals; `status=`
 //! narrows to one status.
 
-use crate::db::exports::{self, ExportFilter, RawRow};
+use crate::db::exports::{self, ExportFilter};
 use crate::domain::{CanonicalTable, Violations, area};
 use crate::error::{AppError, AppResult};
 pub use crate::export::Format;
 use crate::records::export::ExportRow;
-use crate::services::read_route;
+use crate::services::{field_sources, read_route};
 use crate::state::AppState;
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -139,31 +139,25 @@ enum Message {
     Failed,
 }
 
-/// Rows with their sources, from the stored evidence.
-fn with_sources(raw: Vec<RawRow>) -> Vec<ExportRow> {
-    raw.into_iter()
-        .map(|(mut row, evidence)| {
-            row.sources = super::provenance::sources_of(&evidence);
-            row
-        })
-        .collect()
-}
-
+/// Reads the chunk after `after` into `rows` (reused: see `db::exports::chunk`).
 async fn read_chunk(
     state: &AppState,
     table: CanonicalTable,
     filter: &ExportFilter,
     after: Option<Uuid>,
+    mut rows: Vec<ExportRow>,
 ) -> AppResult<Vec<ExportRow>> {
-    let raw = exports::chunk(
+    exports::chunk(
         read_route::search_reads(state),
         table,
         filter,
         after,
         CHUNK_ROWS,
+        &mut rows,
+        field_sources::read_sources,
     )
     .await?;
-    Ok(with_sources(raw))
+    Ok(rows)
 }
 
 /// Streams a kind's records in `format`, in id order (ids are UUIDv7: creation order). A bad
@@ -180,8 +174,10 @@ pub async fn export(
         state.exports.clone().try_acquire_owned().map_err(|_| {
             AppError::NotReady("too many exports are streaming; retry later".into())
         })?;
-    let first = read_chunk(state, table, &filter, None).await?;
+    let first = read_chunk(state, table, &filter, None, Vec::new()).await?;
     let (sender, receiver) = mpsc::channel(READ_AHEAD);
+    // The body hands each chunk's rows back once written, for the reads to fill again.
+    let (recycle, recycled) = mpsc::channel(READ_AHEAD + 1);
     let more = i64::try_from(first.len()).unwrap_or(i64::MAX) >= CHUNK_ROWS;
     let after = first.last().map(|r| r.id);
     sender
@@ -193,7 +189,7 @@ pub async fn export(
             table,
             filter,
             after,
-            sender,
+            Chunks { sender, recycled },
             permit,
         ));
     } else {
@@ -208,8 +204,14 @@ pub async fn export(
             crate::records::export::collection(table),
             format.extension()
         ),
-        body: body(encoder, receiver),
+        body: body(encoder, receiver, recycle),
     })
+}
+
+/// The reads' two ends of the channels to the body.
+struct Chunks {
+    sender: mpsc::Sender<Message>,
+    recycled: mpsc::Receiver<Vec<ExportRow>>,
 }
 
 /// Reads the chunks after the first until the last, each sent when the body has room for it.
@@ -218,34 +220,37 @@ async fn read_rest(
     table: CanonicalTable,
     filter: ExportFilter,
     mut after: Option<Uuid>,
-    sender: mpsc::Sender<Message>,
+    mut chunks: Chunks,
     _permit: OwnedSemaphorePermit,
 ) {
     let deadline = tokio::time::Instant::now() + MAX_EXPORT_DURATION;
     loop {
-        let read = tokio::time::timeout_at(deadline, read_chunk(&state, table, &filter, after));
+        let reused = chunks.recycled.try_recv().unwrap_or_default();
+        let read =
+            tokio::time::timeout_at(deadline, read_chunk(&state, table, &filter, after, reused));
         let rows = match read.await {
             Ok(Ok(rows)) => rows,
             Ok(Err(error)) => {
                 tracing::warn!(?error, "an export's read failed; its body is cut");
-                let _ = sender.send(Message::Failed).await;
+                let _ = chunks.sender.send(Message::Failed).await;
                 return;
             }
             Err(_) => {
                 tracing::warn!("an export ran past its time limit; its body is cut");
-                let _ = sender.send(Message::Failed).await;
+                let _ = chunks.sender.send(Message::Failed).await;
                 return;
             }
         };
         let last = i64::try_from(rows.len()).unwrap_or(i64::MAX) < CHUNK_ROWS;
         after = rows.last().map(|r| r.id).or(after);
-        let sent = tokio::time::timeout(CLIENT_STALL, sender.send(Message::Rows(rows))).await;
+        let sent =
+            tokio::time::timeout(CLIENT_STALL, chunks.sender.send(Message::Rows(rows))).await;
         if !matches!(sent, Ok(Ok(()))) {
             // The client went away, or stopped reading for too long.
             return;
         }
         if last {
-            let _ = sender.send(Message::End).await;
+            let _ = chunks.sender.send(Message::End).await;
             return;
         }
     }
@@ -255,32 +260,92 @@ fn cut(message: &str) -> std::io::Error {
     std::io::Error::other(message.to_owned())
 }
 
-/// The response body: each chunk encoded when the client is ready for it, then the file's end.
+/// The size the body's pieces are kept near: small enough to be allocated and freed again and
+/// again from the allocator's pooled pages (a whole chunk's bytes, megabytes, were mapped and
+/// unmapped each time), large enough that the per-piece costs vanish.
+const PIECE_BYTES: usize = 64 * 1024;
+
+/// The body's side of an export.
+struct Body {
+    encoder: Box<dyn crate::export::Encoder>,
+    receiver: mpsc::Receiver<Message>,
+    recycle: mpsc::Sender<Vec<ExportRow>>,
+    /// The chunk being written, and the first of its rows not written yet.
+    rows: Vec<ExportRow>,
+    next: usize,
+    /// Rows per piece, following the rows' encoded size to keep pieces near `PIECE_BYTES`.
+    piece_rows: usize,
+}
+
+impl Body {
+    /// Writes the next piece's rows; the chunk goes back to the reads when all are written.
+    fn write_piece(&mut self) -> anyhow::Result<usize> {
+        let end = if self.encoder.whole_chunks() {
+            self.rows.len()
+        } else {
+            (self.next + self.piece_rows).min(self.rows.len())
+        };
+        self.encoder.rows(&self.rows[self.next..end])?;
+        let written = end - self.next;
+        self.next = end;
+        if self.next == self.rows.len() {
+            let _ = self.recycle.try_send(std::mem::take(&mut self.rows));
+            self.next = 0;
+        }
+        Ok(written)
+    }
+}
+
+/// The response body: the rows encoded a piece at a time as the client reads, then the file's
+/// end.
 fn body(
     encoder: Box<dyn crate::export::Encoder>,
     receiver: mpsc::Receiver<Message>,
+    recycle: mpsc::Sender<Vec<ExportRow>>,
 ) -> BoxStream<'static, std::io::Result<Bytes>> {
-    let state = Some((encoder, receiver));
+    let state = Some(Body {
+        encoder,
+        receiver,
+        recycle,
+        rows: Vec::new(),
+        next: 0,
+        piece_rows: 16,
+    });
     Box::pin(futures::stream::unfold(state, |state| async move {
-        let (mut encoder, mut receiver) = state?;
+        let mut body = state?;
         loop {
-            let written = match receiver.recv().await {
-                Some(Message::Rows(rows)) => encoder.rows(&rows),
+            if body.next < body.rows.len() {
+                let written = match body.write_piece() {
+                    Ok(written) => written,
+                    Err(error) => {
+                        tracing::warn!(?error, "an export could not be encoded; its body is cut");
+                        return Some((Err(cut("the export could not be encoded")), None));
+                    }
+                };
+                let bytes = body.encoder.take();
+                if bytes.is_empty() {
+                    continue;
+                }
+                let per_row = (bytes.len() / written.max(1)).max(1);
+                body.piece_rows =
+                    (PIECE_BYTES / per_row).clamp(1, usize::try_from(CHUNK_ROWS).unwrap_or(1));
+                return Some((Ok(Bytes::from(bytes)), Some(body)));
+            }
+            match body.receiver.recv().await {
+                Some(Message::Rows(rows)) => {
+                    body.rows = rows;
+                    body.next = 0;
+                }
                 Some(Message::End) => {
-                    let end = encoder.finish().map(|()| Bytes::from(encoder.take()));
+                    let end = body
+                        .encoder
+                        .finish()
+                        .map(|()| Bytes::from(body.encoder.take()));
                     return Some((end.map_err(|e| cut(&e.to_string())), None));
                 }
                 Some(Message::Failed) | None => {
                     return Some((Err(cut("the export stopped before its end")), None));
                 }
-            };
-            if let Err(error) = written {
-                tracing::warn!(?error, "an export could not be encoded; its body is cut");
-                return Some((Err(cut("the export could not be encoded")), None));
-            }
-            let bytes = encoder.take();
-            if !bytes.is_empty() {
-                return Some((Ok(Bytes::from(bytes)), Some((encoder, receiver))));
             }
         }
     }))

@@ -19,6 +19,7 @@ pub mod evaluation;
 pub mod events;
 pub mod exports;
 pub mod features;
+mod field_sources;
 pub mod health;
 pub mod history;
 pub mod lookup;

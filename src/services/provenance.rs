@@ -1,6 +1,6 @@
 //! Provenance reads for analysts, and its W3C PROV-O (JSON-LD) form.
 
-use super::{agents, canonical, entries};
+use super::{agents, canonical, entries, field_sources};
 use crate::db;
 use crate::db::contributions::ContributionFilter;
 use crate::domain::{CanonicalTable, ListParams};
@@ -10,8 +10,6 @@ use crate::records::provenance::{
     AgentInfluence, ContributionEvidence, FieldSource, RecordProvenance,
 };
 use crate::state::AppState;
-use crate::transform::merge::FieldEvidence;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -34,31 +32,8 @@ pub async fn field_sources(
             .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, evidence)| (id, sources_of(&evidence)))
+        .map(|(id, evidence)| (id, field_sources::sources_of(&evidence)))
         .collect())
-}
-
-/// The stored per-field evidence as field sources, by field name.
-pub(crate) fn sources_of(evidence: &Value) -> Vec<FieldSource> {
-    let Some(fields) = evidence.as_object() else {
-        return Vec::new();
-    };
-    let mut sources: Vec<FieldSource> = fields
-        .iter()
-        .filter_map(|(field, value)| {
-            // Read in place: `from_value` would take a copy of the field's whole JSON tree.
-            let evidence = FieldEvidence::deserialize(value).ok()?;
-            Some(FieldSource {
-                field: field.clone(),
-                space_time_entry_id: evidence.entry_id,
-                agent_id: evidence.agent_id,
-                observed_at_tstamp_utc: evidence.observed_at,
-                score_confidence: evidence.confidence,
-            })
-        })
-        .collect();
-    sources.sort_by(|a, b| a.field.cmp(&b.field));
-    sources
 }
 
 /// A record's provenance: 404 when the record does not exist.
@@ -241,26 +216,4 @@ pub fn prov_o(provenance: &RecordProvenance, base_url: &str) -> Value {
         },
         "@graph": graph,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stored_evidence_becomes_field_sources_by_name() {
-        let (entry, agent) = (Uuid::new_v4(), Uuid::new_v4());
-        let evidence = json!({
-            "phone": {"entry_id": entry, "agent_id": agent, "observed_at": "2026-11-01T10:00:00Z", "confidence": 0.8},
-            "display_name": {"entry_id": entry, "agent_id": agent, "observed_at": null, "confidence": 0.5},
-            "broken": {"entry_id": "not a uuid"},
-        });
-        let sources = sources_of(&evidence);
-        let fields: Vec<&str> = sources.iter().map(|s| s.field.as_str()).collect();
-        assert_eq!(fields, ["display_name", "phone"]);
-        assert_eq!(sources[1].space_time_entry_id, entry);
-        assert_eq!(sources[1].score_confidence, 0.8);
-        assert!(sources[0].observed_at_tstamp_utc.is_none());
-        assert!(sources_of(&Value::Null).is_empty());
-    }
 }

@@ -415,9 +415,16 @@ async fn merged_and_withdrawn_records_are_exported_with_their_status_as_the_rest
 async fn an_export_longer_than_one_read_streams_every_chunk_in_order() {
     let app = TestApp::new().await;
     let rows = 2 * chunk_rows() + 7;
+    // Rows differ in which cells are null and in their sources, so a row written over a row of
+    // an earlier chunk (the reads reuse them) keeps none of that row's values.
     sqlx::query(
-        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, country_code, categories)
-         SELECT gen_random_uuid(), 'Bulk ' || n, 50 + (n % 100) / 100.0, (n % 360) - 180, 'FR', ARRAY['bulk']
+        "INSERT INTO canonical.entities
+           (id, display_name, legal_name, location_lat, location_lng, country_code, categories, field_evidence)
+         SELECT gen_random_uuid(), 'Bulk ' || n, CASE WHEN n % 2 = 1 THEN 'Legal ' || n END,
+                50 + (n % 100) / 100.0, (n % 360) - 180, 'FR', ARRAY['bulk'],
+                CASE WHEN n % 3 = 0 THEN jsonb_build_object('legal_name', jsonb_build_object(
+                    'entry_id', gen_random_uuid(), 'agent_id', gen_random_uuid(),
+                    'observed_at', NULL, 'confidence', 0.5)) ELSE '{}' END
          FROM generate_series(1, $1) AS n",
     )
     .bind(i32::try_from(rows).unwrap())
@@ -432,6 +439,23 @@ async fn an_export_longer_than_one_read_streams_every_chunk_in_order() {
         ids.windows(2).all(|w| w[0] < w[1]),
         "ids ascend across chunks"
     );
+    for row in &csv {
+        let name = column(&headers, row, "display_name");
+        let n: u32 = name.trim_start_matches("Bulk ").parse().unwrap();
+        let legal = column(&headers, row, "legal_name");
+        let expected = if n % 2 == 1 {
+            format!("Legal {n}")
+        } else {
+            String::new()
+        };
+        assert_eq!(legal, expected, "{name}");
+        let sources: Vec<Value> = serde_json::from_str(column(&headers, row, "sources")).unwrap();
+        assert_eq!(
+            sources.len(),
+            usize::from(n.is_multiple_of(3)),
+            "{name}: {sources:?}"
+        );
+    }
 
     let (_, batches) = parquet_batches(&export(&app, "/api/v1/exports/entities.parquet").await);
     assert_eq!(
