@@ -3,8 +3,10 @@
 //!
 //! The records are read in id order a chunk of `CHUNK_ROWS` at a time (`db::exports`), each
 //! chunk one short statement on a pooled connection; a background task reads ahead at most
-//! `READ_AHEAD` chunks, and the response body encodes each chunk when the client is ready for
-//! more, so a slow client slows the reads down instead of piling rows up. The first chunk is read
+//! `READ_AHEAD` chunks, and the response body encodes a chunk's rows a piece of about
+//! `PIECE_BYTES` at a time when the client is ready for more, so a slow client slows the reads
+//! down instead of piling rows up. A chunk whose rows are written goes back to the reads, which
+//! fill the same rows again: a million-row export allocates its rows once. The first chunk is read
 //! before the answer starts: a bad filter or a database that does not answer is a proper status
 //! (422, 503), not a cut body. After that, a failure ends the body without its proper end (the
 //! chunked transfer is cut), so a client can tell a truncated file from a whole one.
