@@ -3,9 +3,9 @@
 //! starts from the same state (runs that post entries would otherwise measure a database that
 //! grows from one run to the next).
 //!
-//! A seed is one transaction (a run stopped half-way leaves nothing behind): the rows go in by one
-//! `COPY` whose text other threads generate meanwhile (`bulk`), into the table without its
-//! secondary indexes; the search vocabulary learns the words in one statement; the indexes are built
+//! A seed is one transaction (a run stopped half-way leaves nothing behind): the rows go in by
+//! `INSERT`s of 5,000 whose columns other threads generate meanwhile (`bulk`), into the table
+//! without its secondary indexes; the search vocabulary learns the words in one statement; the indexes are built
 //! after the load, with room to sort in memory; then `VACUUM ANALYZE`. Two insert triggers are off
 //! during the load and on again after it: the change notification, one `pg_notify` a row that
 //! nobody listens to here, and the vocabulary's, which the one statement above replaces (the same
@@ -19,9 +19,6 @@ use spacetime_records::db::cluster::EmbeddedCluster;
 use sqlx::{Connection, PgPool};
 use std::time::Instant;
 use uuid::Uuid;
-
-/// Rows in one piece of COPY text (about 4 MB).
-const PIECE: usize = 10_000;
 
 /// What a kept database holds: `entities` generated entities of `seed`, each with the per-field
 /// evidence `evidence` returns (a query answering one JSON text, run once), or none.
@@ -173,28 +170,19 @@ async fn seed(pool: &PgPool, database: &str, contents: Contents<'_>) -> anyhow::
     };
 
     let load = Instant::now();
-    let mut copy = tx
-        .copy_in_raw(&format!(
-            "COPY canonical.entities ({}) FROM STDIN",
-            bulk::COLUMNS
-        ))
-        .await?;
     let generators = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     let seed = contents.seed;
-    let evidence = std::sync::Arc::new(evidence);
-    let mut pieces = futures::stream::iter((0..contents.entities).step_by(PIECE))
+    let mut batches = futures::stream::iter((0..contents.entities).step_by(bulk::BATCH))
         .map(|first| {
-            let count = PIECE.min(contents.entities - first);
+            let count = bulk::BATCH.min(contents.entities - first);
             // Drawn here, in load order, so ids grow with the table.
             let ids: Vec<Uuid> = (0..count).map(|_| Uuid::now_v7()).collect();
-            let evidence = evidence.clone();
-            tokio::task::spawn_blocking(move || bulk::rows(seed, first as u64, &ids, &evidence))
+            tokio::task::spawn_blocking(move || bulk::batch(seed, first as u64, ids))
         })
         .buffered(generators);
-    while let Some(piece) = pieces.next().await {
-        copy.send(piece?).await?;
+    while let Some(batch) = batches.next().await {
+        bulk::insert(&mut tx, &batch?, &evidence).await?;
     }
-    let loaded = copy.finish().await?;
     let load_secs = load.elapsed().as_secs_f64();
 
     let words = Instant::now();
@@ -239,11 +227,12 @@ async fn seed(pool: &PgPool, database: &str, contents: Contents<'_>) -> anyhow::
     let total = started.elapsed().as_secs_f64();
     let mib = bytes as f64 / 1_048_576.0;
     println!(
-        "seeded {loaded} ({label}) in {total:.0} s ({:.0} records/s overall): COPY {load_secs:.0} s \
+        "seeded {} ({label}) in {total:.0} s ({:.0} records/s overall): inserts {load_secs:.0} s \
          ({:.0} rows/s), search words {words_secs:.0} s, indexes {index_secs:.0} s ({}), \
          VACUUM ANALYZE {vacuum_secs:.0} s; database {mib:.0} MiB, {:.0} MiB per million records",
+        contents.entities,
         contents.entities as f64 / total.max(1e-9),
-        loaded as f64 / load_secs.max(1e-9),
+        contents.entities as f64 / load_secs.max(1e-9),
         index_times.join(", "),
         mib * 1e6 / contents.entities.max(1) as f64
     );
