@@ -8,8 +8,10 @@
 //! the process's peak RSS. Workloads and pgbench take turns for `BENCH_API_ROUNDS` rounds and each
 //! keeps its best window.
 //!
-//! `cargo bench --bench api`; variables and figures in docs/benchmarks.md. Figures are printed,
-//! never asserted. Then, over real HTTP on loopback, our GraphQL against PostGraphile 4 started
+//! `cargo bench --bench api`; variables and figures in docs/benchmarks.md. The size is
+//! `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own `BENCH_API_ENTITIES`), default 100k,
+//! printed in every row; each size is seeded once into its own database under target/bench-pg
+//! (`strs_bench_api`, another size `strs_bench_api_<size>`). Figures are printed, never asserted. Then, over real HTTP on loopback, our GraphQL against PostGraphile 4 started
 //! by the bench on the same database (`benches/support/postgraphile.rs`; `BENCH_API_POSTGRAPHILE=0`
 //! skips it).
 
@@ -21,7 +23,7 @@
 mod support;
 
 use support::process::chosen;
-use support::start::{Settings, seeded_app};
+use support::start::{Defaults, Settings, seeded_app};
 
 use anyhow::{Context, bail};
 use axum::Router;
@@ -94,14 +96,15 @@ fn main() -> anyhow::Result<()> {
 async fn run() -> anyhow::Result<()> {
     let settings = Settings::from_env(
         "BENCH_API",
-        Settings {
+        DATABASE,
+        Defaults {
             entities: 100_000,
             seconds: 5,
             concurrency: 8,
             rounds: 2,
         },
-    );
-    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
+    )?;
+    let (cluster, pool, state, router) = seeded_app(SEED, &settings).await?;
     seed_provenance(&router, &state).await?;
     // Statement counts need pg_stat_statements preloaded (test clusters are; a `serve` cluster is
     // not): without it the column shows "-" and tests/api/graphql_statements.rs has the counts.
@@ -178,8 +181,8 @@ async fn run() -> anyhow::Result<()> {
     let workloads: Vec<Workload> = workloads.into_iter().filter(|w| chosen(w.name)).collect();
     println!("{}", settings.headline("API benchmark"));
     println!(
-        "{:<40} {:>9} {:>8} {:>8} {:>6} {:>9} {:>6}",
-        "workload", "peak r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio"
+        "{:<5} {:<40} {:>9} {:>8} {:>8} {:>6} {:>9} {:>6}",
+        "size", "workload", "peak r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio"
     );
     let mut peaks = Vec::new();
     for workload in &workloads {
@@ -217,7 +220,8 @@ async fn run() -> anyhow::Result<()> {
             ("-".into(), "-".into())
         };
         println!(
-            "{:<40} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>9} {:>6}",
+            "{:<5} {:<40} {:>9.0} {:>8.2} {:>8.2} {:>6} {:>9} {:>6}",
+            settings.size(),
             workload.name,
             best.rate,
             ms(best.p50),
@@ -280,8 +284,8 @@ async fn tile_latency(
     }
     println!("\nTiles, one client (latency of a single map client):");
     println!(
-        "{:<40} {:>9} {:>8} {:>8} {:>9}",
-        "tile", "r/s", "p50 ms", "p99 ms", "bytes"
+        "{:<5} {:<40} {:>9} {:>8} {:>8} {:>9}",
+        "size", "tile", "r/s", "p50 ms", "p99 ms", "bytes"
     );
     for workload in tiles {
         let response = router.clone().oneshot(workload.call.request()).await?;
@@ -303,7 +307,8 @@ async fn tile_latency(
             }
         }
         println!(
-            "{:<40} {:>9.0} {:>8.2} {:>8.2} {:>9}",
+            "{:<5} {:<40} {:>9.0} {:>8.2} {:>8.2} {:>9}",
+            settings.size(),
             workload.name,
             best.rate,
             ms(best.p50),
@@ -348,7 +353,8 @@ async fn against_postgraphile(
             .local_addr()?
             .port())
     };
-    let Some(peer) = support::postgraphile::start(&cluster.url(DATABASE), free_port()?).await?
+    let Some(peer) =
+        support::postgraphile::start(&cluster.url(&settings.database), free_port()?).await?
     else {
         return Ok(());
     };
@@ -382,8 +388,17 @@ async fn against_postgraphile(
         settings.concurrency
     );
     println!(
-        "{:<40} {:>9} {:>8} {:>8} {:>11} {:>8} {:>8} {:>6} {:>7}",
-        "shape", "ours r/s", "p50 ms", "p99 ms", "PGraphile", "p50 ms", "p99 ms", "ratio", "target"
+        "{:<5} {:<40} {:>9} {:>8} {:>8} {:>11} {:>8} {:>8} {:>6} {:>7}",
+        "size",
+        "shape",
+        "ours r/s",
+        "p50 ms",
+        "p99 ms",
+        "PGraphile",
+        "p50 ms",
+        "p99 ms",
+        "ratio",
+        "target"
     );
     let rest_by_id = format!(
         "{}/api/v1/entities/{entity_id}",
@@ -413,7 +428,8 @@ async fn against_postgraphile(
             }
         }
         println!(
-            "{:<40} {:>9.0} {:>8.2} {:>8.2} {:>11.0} {:>8.2} {:>8.2} {:>6.2} {:>6.1}x",
+            "{:<5} {:<40} {:>9.0} {:>8.2} {:>8.2} {:>11.0} {:>8.2} {:>8.2} {:>6.2} {:>6.1}x",
+            settings.size(),
             name,
             ours_best.rate,
             ms(ours_best.p50),
@@ -430,7 +446,8 @@ async fn against_postgraphile(
     }
     if rest_best.rate > 0.0 {
         println!(
-            "{:<40} {:>9.0} {:>8.2} {:>8.2}\nGraphQL by id / REST by id over HTTP: {:.2} (target >= 0.8)",
+            "{:<5} {:<40} {:>9.0} {:>8.2} {:>8.2}\nGraphQL by id / REST by id over HTTP: {:.2} (target >= 0.8)",
+            settings.size(),
             "REST GET entity by id (same fields)",
             rest_best.rate,
             ms(rest_best.p50),
@@ -665,7 +682,7 @@ fn pgbench_ceiling(
     let script = support::pgbench::script_line(sql, &values, |n| format!("p{n}"), &mut variables);
     support::pgbench::tps(
         cluster,
-        DATABASE,
+        &settings.database,
         &script,
         &variables,
         &support::pgbench::Options {

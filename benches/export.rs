@@ -8,7 +8,9 @@
 //! (the body is consumed as it streams, as a client would). Each figure is the best of
 //! `BENCH_EXPORT_ROUNDS` rounds, COPY and the formats taking turns.
 //!
-//! `cargo bench --bench export` (`BENCH_EXPORT_RECORDS`, default 1,000,000); figures in
+//! `cargo bench --bench export`; the size is `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's
+//! own `BENCH_EXPORT_RECORDS`), default 1M, seeded once into `strs_bench_export` (another size into
+//! `strs_bench_export_<size>`, e.g. `strs_bench_export_10m`) under target/bench-pg. Figures in
 //! docs/benchmarks.md and docs/bench-log/export.md. Figures are printed, never asserted.
 
 #![expect(
@@ -19,6 +21,8 @@
 mod support;
 
 use support::process::{env_or, peak_rss_kb};
+use support::seeded::Contents;
+use support::size;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -31,6 +35,7 @@ use std::time::{Duration, Instant};
 use tower::ServiceExt;
 
 const DATABASE: &str = "strs_bench_export";
+const DEFAULT_RECORDS: usize = 1_000_000;
 const SEED: u64 = 20_261_127;
 const FORMATS: [&str; 5] = ["parquet", "fgb", "geojsons", "geojsonl", "csv"];
 
@@ -62,18 +67,26 @@ impl Figure {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let records: usize = env_or("BENCH_EXPORT_RECORDS", 1_000_000);
+    let records = size::records("BENCH_EXPORT_RECORDS", DEFAULT_RECORDS)?;
+    let database = size::database(DATABASE, records, DEFAULT_RECORDS);
     let rounds: usize = env_or("BENCH_EXPORT_ROUNDS", 2_usize).max(1);
     let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
-    prepare_database(&cluster, records).await?;
-    let state = support::start::in_process(&cluster.url(DATABASE), 4).await?;
+    let contents = Contents {
+        evidence: Some(EVIDENCE),
+        ..Contents::new(SEED, records)
+    };
+    support::seeded::kept(&cluster, &database, contents)
+        .await?
+        .close()
+        .await;
+    let state = support::start::in_process(&cluster.url(&database), 4).await?;
     let router = app::build_router(state);
     let rss_before = peak_rss_kb(std::process::id());
 
     let mut ceiling: Option<Figure> = None;
     let mut figures: Vec<Option<Figure>> = FORMATS.iter().map(|_| None).collect();
     for _ in 0..rounds {
-        let copy = copy_out(&cluster).await?;
+        let copy = copy_out(&cluster, &database).await?;
         ceiling = Some(copy.best(ceiling.take()));
         for (format, best) in FORMATS.iter().zip(figures.iter_mut()) {
             let figure = export(&router, format, records as u64).await?;
@@ -81,17 +94,19 @@ async fn run() -> anyhow::Result<()> {
         }
     }
     let ceiling = ceiling.ok_or_else(|| anyhow::anyhow!("no round ran"))?;
+    let label = size::label(records);
 
     println!(
-        "\nexport benchmark: {records} entities with sources, best of {rounds} rounds (COPY and the formats take turns)"
+        "\nexport benchmark: {records} entities with sources ({label}, database {database}), best of {rounds} rounds (COPY and the formats take turns)"
     );
     println!(
-        "{:<26} {:>9} {:>9} {:>8} {:>10} {:>8} {:>6}",
-        "format", "rows", "MB", "s", "rows/s", "MB/s", "ratio"
+        "{:<5} {:<26} {:>9} {:>9} {:>8} {:>10} {:>8} {:>6}",
+        "size", "format", "rows", "MB", "s", "rows/s", "MB/s", "ratio"
     );
     let line = |name: &str, f: &Figure| {
         println!(
-            "{:<26} {:>9} {:>9.1} {:>8.2} {:>10.0} {:>8.1} {:>6.2}",
+            "{:<5} {:<26} {:>9} {:>9.1} {:>8.2} {:>10.0} {:>8.1} {:>6.2}",
+            label,
             name,
             f.rows,
             f.bytes as f64 / 1e6,
@@ -117,8 +132,8 @@ async fn run() -> anyhow::Result<()> {
 }
 
 /// PostgreSQL's own `COPY` of the rows an unfiltered export writes, on one connection.
-async fn copy_out(cluster: &EmbeddedCluster) -> anyhow::Result<Figure> {
-    let mut conn = sqlx::PgConnection::connect(&cluster.url(DATABASE)).await?;
+async fn copy_out(cluster: &EmbeddedCluster, database: &str) -> anyhow::Result<Figure> {
+    let mut conn = sqlx::PgConnection::connect(&cluster.url(database)).await?;
     let started = Instant::now();
     let (bytes, rows) = db::exports::copy_out(&mut conn, CanonicalTable::Entities).await?;
     Ok(Figure {
@@ -160,31 +175,10 @@ async fn export(router: &axum::Router, format: &str, rows: u64) -> anyhow::Resul
     })
 }
 
-/// Generated entities (support/generator.rs) in their own database, each with the per-field
-/// evidence the transformer would have written for four fields; seeded once and kept under
-/// target/bench-pg.
-async fn prepare_database(cluster: &EmbeddedCluster, records: usize) -> anyhow::Result<()> {
-    let pool = support::seeded::kept(cluster, DATABASE, SEED, records).await?;
-    let bare: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM canonical.entities WHERE field_evidence = '{}'")
-            .fetch_one(&pool)
-            .await?;
-    if bare > 0 {
-        println!("giving {bare} entities their field evidence (once)...");
-        sqlx::query(
-            "UPDATE canonical.entities SET field_evidence = (
-                 SELECT jsonb_object_agg(field, jsonb_build_object(
-                     'entry_id', gen_random_uuid(), 'agent_id', agent,
-                     'observed_at', '2026-11-01T10:00:00Z', 'confidence', 0.8))
-                 FROM unnest(ARRAY['display_name', 'city', 'phone', 'location']) AS field,
-                      (SELECT gen_random_uuid() AS agent) AS a)",
-        )
-        .execute(&pool)
-        .await?;
-        sqlx::query("VACUUM ANALYZE canonical.entities")
-            .execute(&pool)
-            .await?;
-    }
-    pool.close().await;
-    Ok(())
-}
+/// The per-field evidence every exported row carries: the transformer's for four fields, the same
+/// object for every row (it is made once, and every seed of this bench always made it once).
+const EVIDENCE: &str = "SELECT jsonb_object_agg(field, jsonb_build_object(
+        'entry_id', gen_random_uuid(), 'agent_id', agent,
+        'observed_at', '2026-11-01T10:00:00Z', 'confidence', 0.8))::text
+    FROM unnest(ARRAY['display_name', 'city', 'phone', 'location']) AS field,
+         (SELECT gen_random_uuid() AS agent) AS a";

@@ -12,9 +12,12 @@
 //! loops, and the server's peak RSS over the whole run. Figures are printed, never asserted.
 //!
 //! `cargo bench --bench hot_paths`; `BENCH_HOT_SECONDS=5`, `BENCH_HOT_ROUNDS=2`,
-//! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients), `BENCH_HOT_ENTITIES=100000`,
+//! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients),
 //! `BENCH_HOT_ONLY=by id,list` (rows whose names contain a part; processing only with the POST row).
-//! The seeded database is kept as a template under target/bench-hot; each run starts from a copy.
+//! The size is `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own `BENCH_HOT_ENTITIES`),
+//! default 100k, printed in every row. Each size is seeded once into a template under
+//! target/bench-hot (`strs_bench_hot_seed`, another size `strs_bench_hot_seed_<size>`, e.g.
+//! `strs_bench_hot_seed_10m`); each run starts from a copy.
 
 #![expect(
     clippy::print_stdout,
@@ -24,6 +27,7 @@
 mod support;
 
 use support::process::env_or;
+use support::size;
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
@@ -36,6 +40,7 @@ use std::time::{Duration, Instant};
 
 const DATABASE: &str = "strs_bench_hot";
 const TEMPLATE: &str = "strs_bench_hot_seed";
+const DEFAULT_ENTITIES: usize = 100_000;
 const SEED: u64 = 20_261_125;
 /// Entry bodies wrk posts from (one JSON document a line); it wraps around past the end.
 const ENTRY_PLAN: usize = 120_000;
@@ -88,16 +93,23 @@ async fn run() -> anyhow::Result<()> {
         rounds: env_or("BENCH_HOT_ROUNDS", 2_usize).max(1),
         connections: env_or("BENCH_HOT_CONNECTIONS", 8),
     };
-    let entities: usize = env_or("BENCH_HOT_ENTITIES", 100_000);
+    let entities = size::records("BENCH_HOT_ENTITIES", DEFAULT_ENTITIES)?;
+    let label = size::label(entities);
     if Command::new("wrk").arg("--version").output().is_err() {
         bail!("wrk is not installed (Debian package `wrk`)");
     }
     let root = support::start::kept("bench-hot");
     std::fs::create_dir_all(&root)?;
     let cluster = support::start::cluster_in(root.join("pg")).await?;
-    support::seeded::fresh_copy(&cluster, DATABASE, TEMPLATE, SEED, entities).await?;
+    let template = size::database(TEMPLATE, entities, DEFAULT_ENTITIES);
+    let contents = support::seeded::Contents::new(SEED, entities);
+    support::seeded::fresh_copy(&cluster, DATABASE, &template, contents).await?;
     let pool = spacetime_records::db::connect(&cluster.url(DATABASE), 2).await?;
-    let bodies = root.join("entries.jsonl");
+    // The plan re-observes the base, so each size has its own.
+    let bodies = root.join(format!(
+        "{}.jsonl",
+        size::database("entries", entities, DEFAULT_ENTITIES)
+    ));
     write_entry_plan(&bodies, entities)?;
 
     let server_settings = ServerSettings {
@@ -189,7 +201,7 @@ async fn run() -> anyhow::Result<()> {
     capture_statements(&cluster, &spawn, &http, &bodies, &mut workloads).await?;
 
     println!(
-        "\nHot paths: {entities} entities, release binary over HTTP (wrk, {c} connections) \
+        "\nHot paths: {entities} entities ({label}, template {template}), release binary over HTTP (wrk, {c} connections) \
          against pgbench ({c} clients, prepared) running the statements each request ran; \
          {} s windows, best of {} rounds taking turns, {} cores ({})",
         settings.seconds,
@@ -222,12 +234,13 @@ async fn run() -> anyhow::Result<()> {
     drop(server);
 
     println!(
-        "{:<24} {:>9} {:>8} {:>8} {:>7} {:>10} {:>6} {:>7}",
-        "workload", "ours r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio", "target"
+        "{:<5} {:<24} {:>9} {:>8} {:>8} {:>7} {:>10} {:>6} {:>7}",
+        "size", "workload", "ours r/s", "p50 ms", "p99 ms", "stmts", "pgbench", "ratio", "target"
     );
     for (workload, (ours, ceiling)) in workloads.iter().zip(&best) {
         println!(
-            "{:<24} {:>9.0} {:>8.2} {:>8.2} {:>7} {:>10.0} {:>6.2} {:>6.2}x{}",
+            "{:<5} {:<24} {:>9.0} {:>8.2} {:>8.2} {:>7} {:>10.0} {:>6.2} {:>6.2}x{}",
+            label,
             workload.name,
             ours.rate,
             ours.p50_ms,
@@ -248,8 +261,9 @@ async fn run() -> anyhow::Result<()> {
         let drained = process_backlog(&spawn, &pool, &cluster.data_dir).await?;
         let per_entry = |seconds: f64| seconds * 1000.0 / drained.processed.max(1) as f64;
         println!(
-            "{:<24} {:>9.0} entries/s ({} entries in {:.1} s, default loops; target >= 4000); \
+            "{:<5} {:<24} {:>9.0} entries/s ({} entries in {:.1} s, default loops; target >= 4000); \
              CPU per entry: server {:.3} ms, PostgreSQL {:.3} ms",
+            label,
             "processing",
             drained.processed as f64 / drained.elapsed.as_secs_f64().max(f64::MIN_POSITIVE),
             drained.processed,
@@ -257,14 +271,15 @@ async fn run() -> anyhow::Result<()> {
             per_entry(drained.server_cpu),
             per_entry(drained.postgres_cpu),
         );
-        println!("{:<24} {}", "outcomes", drained.outcomes);
+        println!("{label:<5} {:<24} {}", "outcomes", drained.outcomes);
         drained.rss_kb
     } else {
         0
     };
     let peak = serving_rss.max(processing_rss);
     println!(
-        "{:<24} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB)",
+        "{:<5} {:<24} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB)",
+        label,
         "server peak RSS",
         peak as f64 / 1024.0,
         serving_rss as f64 / 1024.0,

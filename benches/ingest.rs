@@ -3,6 +3,10 @@
 //! PostgreSQL cluster with PostgreSQL's durable defaults (as `serve` runs it).
 //!
 //! `cargo bench --bench ingest`; variables in docs/benchmarks.md, what is measured in docs/bench-log/ingest.md.
+//! The base's size is `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own
+//! `BENCH_BASE_ENTITIES`), default 100k. Each size (and `BENCH_SEED`) is seeded once into a
+//! template in target/bench-pg (`strs_bench_seed`, another size `strs_bench_seed_<size>`, e.g.
+//! `strs_bench_seed_10m`), and every run starts from a copy of it.
 //! Figures are printed, never asserted: only correctness (every POST answered 201, nothing left
 //! pending) fails the run.
 
@@ -38,9 +42,14 @@ use support::generator::{self, EntryKind, PlannedEntry};
 use support::process::{
     TICKS_PER_SEC, cluster_cpu_ticks, pg_processes, postmaster_pid, stat_fields,
 };
+use support::seeded::Contents;
+use support::size;
 use tower::ServiceExt;
 
 const DATABASE: &str = "strs_bench";
+/// Where the base of each size is kept (`support::size::database`), copied for every run.
+const TEMPLATE: &str = "strs_bench_seed";
+const DEFAULT_BASE: usize = 100_000;
 const POSTERS: usize = 8;
 /// One drain call per transformer batch (the transformer's own batch size), to time batches.
 const DRAIN_BATCH: i64 = 200;
@@ -77,7 +86,7 @@ fn settings() -> anyhow::Result<Settings> {
     // The server's own default (STRS_TRANSFORMER_LOOPS unset): one loop per core plus one.
     let default_loops = Config::for_data_dir(PathBuf::new()).transformer_loops() as u64;
     Ok(Settings {
-        base_entities: env_number("BENCH_BASE_ENTITIES", 100_000)? as usize,
+        base_entities: size::records("BENCH_BASE_ENTITIES", DEFAULT_BASE)?,
         entries: env_number("BENCH_ENTRIES", 5_000)? as usize,
         seed: env_number("BENCH_SEED", DEFAULT_SEED)?,
         workers: env_number("BENCH_WORKERS", default_loops)?.max(1) as usize,
@@ -88,21 +97,22 @@ fn settings() -> anyhow::Result<Settings> {
 async fn run() -> anyhow::Result<()> {
     let s = settings()?;
     println!(
-        "ingest benchmark: {} base entities, {} entries, seed {}, {POSTERS} concurrent posters",
-        s.base_entities, s.entries, s.seed
+        "ingest benchmark: {} base entities ({}), {} entries, seed {}, {POSTERS} concurrent posters",
+        s.base_entities,
+        size::label(s.base_entities),
+        s.entries,
+        s.seed
     );
 
-    // 1. Cluster and a fresh database.
+    // 1. Cluster, and a fresh copy of the base of this size (seeded once, kept as a template).
     let started = Instant::now();
     let cluster = support::start::cluster_in(support::start::kept("bench-pg")).await?;
+    let template = size::database(TEMPLATE, s.base_entities, DEFAULT_BASE);
+    let contents = Contents::new(s.seed, s.base_entities);
+    support::seeded::fresh_copy(&cluster, DATABASE, &template, contents).await?;
+    let copy_secs = started.elapsed().as_secs_f64();
     let admin_url = cluster.url("postgres");
     let admin = db::connect(&admin_url, 1).await?;
-    sqlx::query(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
-        .execute(&admin)
-        .await?;
-    sqlx::query(&format!("CREATE DATABASE {DATABASE}"))
-        .execute(&admin)
-        .await?;
     let server_version: String = sqlx::query_scalar("SHOW server_version")
         .fetch_one(&admin)
         .await?;
@@ -121,7 +131,7 @@ async fn run() -> anyhow::Result<()> {
     let state = app::build_state(config, &cluster.url(DATABASE)).await?;
     let router = app::build_router(state.clone());
     println!(
-        "[setup] PostgreSQL {server_version} in {} ({}), {}; database {DATABASE} migrated in {:.1} s",
+        "[setup] PostgreSQL {server_version} in {} ({}), {}; database {DATABASE} copied from {template} in {copy_secs:.1} s, ready in {:.1} s",
         cluster.data_dir.display(),
         if cluster.started_here() {
             "started"
@@ -137,16 +147,9 @@ async fn run() -> anyhow::Result<()> {
     );
     let postmaster = postmaster_pid(&cluster.data_dir);
 
-    // 2. The base of canonical entities.
-    let started = Instant::now();
-    generator::load_entities(&state.pool, s.seed, s.base_entities).await?;
-    let load_secs = started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    // A base in service has been vacuumed long ago; without this, autovacuum's first pass over
-    // the fresh 100k rows lands inside the measured window.
-    sqlx::query("VACUUM (ANALYZE)").execute(&state.pool).await?;
-    sqlx::query("CHECKPOINT").execute(&state.pool).await?;
-    let analyze_secs = started.elapsed().as_secs_f64();
+    // 2. The base of canonical entities: the template's, vacuumed and analysed when it was seeded
+    // (a base in service has been vacuumed long ago; otherwise autovacuum's first pass over the
+    // fresh rows would land inside the measured window), its copy checkpointed by CREATE DATABASE.
     let base: BaseStats = sqlx::query_as(
         "SELECT count(*) AS entities, count(phone) AS with_phone, count(phone_key) AS with_phone_key,
                 count(website_key) AS with_website_key, count(DISTINCT name_key) AS distinct_names,
@@ -157,10 +160,10 @@ async fn run() -> anyhow::Result<()> {
     .fetch_one(&state.pool)
     .await?;
     println!(
-        "[seed] {} entities in {load_secs:.1} s ({:.0} rows/s), VACUUM ANALYZE + CHECKPOINT {analyze_secs:.1} s; \
+        "[base] {} entities ({}); \
          {} with a phone ({} valid keys, {} distinct), {} with a website, {} distinct names; table + indexes {:.0} MiB",
         base.entities,
-        base.entities as f64 / load_secs.max(1e-9),
+        size::label(s.base_entities),
         base.with_phone,
         base.with_phone_key,
         base.distinct_phones,
@@ -278,9 +281,9 @@ async fn run() -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     println!(
-        "base              : {} entities (loaded at {:.0} rows/s)",
+        "base              : {} entities ({}, copied from {template} in {copy_secs:.1} s)",
         base.entities,
-        base.entities as f64 / load_secs.max(1e-9)
+        size::label(s.base_entities)
     );
     println!(
         "entries           : {} ({} new businesses, {} re-observations of the base, {} repeats within the stream)",

@@ -9,8 +9,11 @@
 //! backlog the posts leave is drained (and timed) before the next process count starts.
 //!
 //! `cargo bench --bench scale`; `BENCH_SCALE_PROCESSES=1,2,4`, `BENCH_SCALE_SECONDS=10`,
-//! `BENCH_SCALE_CLIENTS=16`, `BENCH_SCALE_ENTITIES=100000`, `BENCH_SCALE_MIX=70,20,10` (by id,
-//! search, post). Figures in docs/benchmarks.md and docs/scale-out.md; printed, never asserted.
+//! `BENCH_SCALE_CLIENTS=16`, `BENCH_SCALE_MIX=70,20,10` (by id, search, post). The size is
+//! `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own `BENCH_SCALE_ENTITIES`), default 100k,
+//! printed in every row; each size is seeded once into a template under target/bench-scale
+//! (`strs_bench_scale_seed`, another size `strs_bench_scale_seed_<size>`). Figures in
+//! docs/benchmarks.md and docs/scale-out.md; printed, never asserted.
 
 #![expect(
     clippy::print_stdout,
@@ -20,6 +23,7 @@
 mod support;
 
 use support::process::env_or;
+use support::size;
 
 use anyhow::{Context, bail};
 use rand::rngs::StdRng;
@@ -34,6 +38,7 @@ use std::time::{Duration, Instant};
 
 const DATABASE: &str = "strs_bench_scale";
 const TEMPLATE: &str = "strs_bench_scale_seed";
+const DEFAULT_ENTITIES: usize = 100_000;
 const SEED: u64 = 20_261_125;
 const SLOT: &str = "strs_bench_scale_replica";
 /// Entry bodies generated for the posts of one run (each client posts from its own slice).
@@ -63,7 +68,8 @@ struct Material {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let entities: usize = env_or("BENCH_SCALE_ENTITIES", 100_000);
+    let entities = size::records("BENCH_SCALE_ENTITIES", DEFAULT_ENTITIES)?;
+    let label = size::label(entities);
     let seconds: u64 = env_or("BENCH_SCALE_SECONDS", 10);
     let clients: usize = env_or("BENCH_SCALE_CLIENTS", 16);
     let counts: Vec<usize> = std::env::var("BENCH_SCALE_PROCESSES")
@@ -126,7 +132,7 @@ async fn run() -> anyhow::Result<()> {
         mix,
     });
     println!(
-        "\nScale-out benchmark: {entities} entities, {clients} clients over HTTP, {seconds} s per \
+        "\nScale-out benchmark: {entities} entities ({label}), {clients} clients over HTTP, {seconds} s per \
          process count, mix by id/search/post = {}/{}/{}, {} cores",
         mix[0],
         mix[1],
@@ -134,7 +140,8 @@ async fn run() -> anyhow::Result<()> {
         std::thread::available_parallelism().map_or(0, std::num::NonZero::get)
     );
     println!(
-        "{:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}",
+        "{:<5} {:>5} {:>8} {:>7} {:>7} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>10}",
+        "size",
         "procs",
         "req/s",
         "p50 ms",
@@ -199,7 +206,8 @@ async fn run() -> anyhow::Result<()> {
         let cpu = |pick: fn(&CpuTimes) -> f64| (pick(&after) - pick(&before)) / seconds as f64;
         let drain = drain_backlog(&pool).await?;
         println!(
-            "{:>5} {:>8.0} {:>7.2} {:>7.2} {:>9.2} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>10.1}",
+            "{:<5} {:>5} {:>8.0} {:>7.2} {:>7.2} {:>9.2} {:>9.2} {:>9.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>10.1}",
+            label,
             count,
             measured.total as f64 / seconds as f64,
             ms(percentile(&measured.all, 0.50)),
@@ -227,9 +235,11 @@ async fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A fresh copy of the seeded template: every run starts from the same database.
+/// A fresh copy of the seeded template of this size: every run starts from the same database.
 async fn prepare_database(cluster: &EmbeddedCluster, entities: usize) -> anyhow::Result<PgPool> {
-    support::seeded::fresh_copy(cluster, DATABASE, TEMPLATE, SEED, entities).await?;
+    let template = size::database(TEMPLATE, entities, DEFAULT_ENTITIES);
+    let contents = support::seeded::Contents::new(SEED, entities);
+    support::seeded::fresh_copy(cluster, DATABASE, &template, contents).await?;
     spacetime_records::db::connect(&cluster.url(DATABASE), 4).await
 }
 

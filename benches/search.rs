@@ -1,5 +1,6 @@
-//! Search benchmark: GET /api/v1/search through the real router against a million generated
-//! entities, next to pgbench running the very same statement (the ceiling) in the same run.
+//! Search benchmark: GET /api/v1/search through the real router against generated entities (a
+//! million by default), next to pgbench running the very same statement (the ceiling) in the same
+//! run.
 //!
 //! For each shape (city + 1 km, city + 10 km, rural + 100 km; a selective name, a broad category,
 //! a misspelt name) it prints: peak throughput with `BENCH_SEARCH_CONCURRENCY` closed-loop clients,
@@ -7,8 +8,11 @@
 //! the same SQL, the ratio, and whether the plan used the GiST/GIN indexes. Peak and pgbench take
 //! turns for `BENCH_SEARCH_ROUNDS` rounds and each keeps its best.
 //!
-//! `cargo bench --bench search`; variables and figures in docs/benchmarks.md. Figures are printed,
-//! never asserted.
+//! `cargo bench --bench search`; variables and figures in docs/benchmarks.md. The size is
+//! `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own `BENCH_SEARCH_ENTITIES`), default 1M,
+//! printed in every row; each size is seeded once into its own database under target/bench-pg
+//! (`strs_bench_search`, another size `strs_bench_search_<size>`, e.g. `strs_bench_search_10m`).
+//! Figures are printed, never asserted.
 
 #![expect(
     clippy::print_stdout,
@@ -18,7 +22,7 @@
 mod support;
 
 use support::process::chosen;
-use support::start::{Settings, seeded_app};
+use support::start::{Defaults, Settings, seeded_app};
 
 use anyhow::{Context, bail};
 use axum::Router;
@@ -70,14 +74,15 @@ fn main() -> anyhow::Result<()> {
 async fn run() -> anyhow::Result<()> {
     let settings = Settings::from_env(
         "BENCH_SEARCH",
-        Settings {
+        DATABASE,
+        Defaults {
             entities: 1_000_000,
             seconds: 5,
             concurrency: 4,
             rounds: 3,
         },
-    );
-    let (cluster, pool, state, router) = seeded_app(DATABASE, SEED, &settings).await?;
+    )?;
+    let (cluster, pool, state, router) = seeded_app(SEED, &settings).await?;
     let chosen = chosen("BENCH_SEARCH_SHAPES");
     let shapes: Vec<Shape> = shapes(&pool)
         .await?
@@ -87,8 +92,8 @@ async fn run() -> anyhow::Result<()> {
 
     println!("{}", settings.headline("search benchmark"));
     println!(
-        "{:<34} {:>5} {:>9} {:>8} {:>8} {:>9} {:>6}  plan",
-        "shape", "hits", "peak r/s", "p50 ms", "p99 ms", "pgbench", "ratio"
+        "{:<5} {:<34} {:>5} {:>9} {:>8} {:>8} {:>9} {:>6}  plan",
+        "size", "shape", "hits", "peak r/s", "p50 ms", "p99 ms", "pgbench", "ratio"
     );
     for shape in &shapes {
         let request = SearchRequest::validate(shape.input(), &["query"])
@@ -110,7 +115,7 @@ async fn run() -> anyhow::Result<()> {
             peak = peak.max(service);
             // The ceiling runs what the service ran: the exact statement, and after it the
             // spelling lookup and a corrected statement when the service ran those.
-            let sql = pgbench(&cluster, &ran, settings.concurrency, settings.seconds)?;
+            let sql = pgbench(&cluster, &settings, &ran)?;
             ceiling = ceiling.max(sql);
         }
         let (p50, p99) = open_loop(
@@ -128,7 +133,8 @@ async fn run() -> anyhow::Result<()> {
         )
         .await?;
         println!(
-            "{:<34} {:>5} {:>9.0} {:>8.1} {:>8.1} {:>9.0} {:>6.2}  {:?} {}",
+            "{:<5} {:<34} {:>5} {:>9.0} {:>8.1} {:>8.1} {:>9.0} {:>6.2}  {:?} {}",
+            settings.size(),
             shape.name,
             hits,
             peak,
@@ -292,10 +298,10 @@ async fn open_loop(
 /// ran them for this shape (`search::run_recorded`).
 fn pgbench(
     cluster: &EmbeddedCluster,
+    settings: &Settings,
     statements: &[search::Statement],
-    clients: usize,
-    seconds: u64,
 ) -> anyhow::Result<f64> {
+    let (clients, seconds) = (settings.concurrency, settings.seconds);
     let mut script = String::new();
     let mut variables = Vec::new();
     for statement in statements {
@@ -315,7 +321,7 @@ fn pgbench(
     }
     support::pgbench::tps(
         cluster,
-        DATABASE,
+        &settings.database,
         &script,
         &variables,
         &support::pgbench::Options {

@@ -27,12 +27,7 @@ use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{Map, Value, json};
 use spacetime_records::transform::normalize::{name_key, phone_key, website_key};
-use sqlx::PgPool;
 use std::f64::consts::TAU;
-use uuid::Uuid;
-
-/// Rows per `INSERT ... SELECT FROM UNNEST(...)` statement in [`load_entities`].
-pub const LOAD_BATCH: usize = 5_000;
 
 /// Indexes of the businesses that [`entry_plan`] invents: far above any base a benchmark loads, so
 /// a "new" business is never one of the loaded entities.
@@ -159,83 +154,6 @@ pub fn entity(seed: u64, index: u64) -> GeneratedEntity {
         longitude,
         rural,
     }
-}
-
-/// Inserts the first `count` entities of `seed` into canonical.entities, [`LOAD_BATCH`] rows per
-/// statement, with the identity keys the transformer matches on.
-pub async fn load_entities(pool: &PgPool, seed: u64, count: usize) -> anyhow::Result<()> {
-    let mut batch = Vec::with_capacity(LOAD_BATCH.min(count));
-    for e in entities(seed, count) {
-        batch.push(e);
-        if batch.len() == LOAD_BATCH {
-            insert_batch(pool, &batch).await?;
-            batch.clear();
-        }
-    }
-    if !batch.is_empty() {
-        insert_batch(pool, &batch).await?;
-    }
-    Ok(())
-}
-
-async fn insert_batch(pool: &PgPool, batch: &[GeneratedEntity]) -> anyhow::Result<()> {
-    let n = batch.len();
-    let mut ids = Vec::with_capacity(n);
-    let mut names = Vec::with_capacity(n);
-    let mut descriptions = Vec::with_capacity(n);
-    let mut websites = Vec::with_capacity(n);
-    let mut phones = Vec::with_capacity(n);
-    let mut cities = Vec::with_capacity(n);
-    let mut countries = Vec::with_capacity(n);
-    let mut categories = Vec::with_capacity(n);
-    let mut lats = Vec::with_capacity(n);
-    let mut lngs = Vec::with_capacity(n);
-    let mut name_keys = Vec::with_capacity(n);
-    let mut website_keys = Vec::with_capacity(n);
-    let mut phone_keys = Vec::with_capacity(n);
-    for e in batch {
-        ids.push(Uuid::now_v7());
-        names.push(e.display_name.clone());
-        descriptions.push(e.description.clone());
-        websites.push(e.website_url.clone());
-        phones.push(e.phone.clone());
-        cities.push(e.city.clone());
-        countries.push(e.country_code.clone());
-        // UNNEST of a 2-D array flattens it: one '|'-joined text per row, split in the SELECT.
-        categories.push(e.categories.join("|"));
-        lats.push(e.latitude);
-        lngs.push(e.longitude);
-        name_keys.push(e.name_key());
-        website_keys.push(e.website_key());
-        phone_keys.push(e.phone_key());
-    }
-    sqlx::query(
-        "INSERT INTO canonical.entities (id, entity_type, display_name, description, website_url, phone,
-             city, country_code, categories, location_lat, location_lng, status, name_key, website_key,
-             phone_key, field_evidence)
-         SELECT id, 'company', display_name, description, website_url, phone, city, country_code,
-             string_to_array(categories, '|'), lat, lng, 'active', name_key, website_key, phone_key, '{}'::jsonb
-         FROM UNNEST($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                     $8::text[], $9::float8[], $10::float8[], $11::text[], $12::text[], $13::text[])
-              AS t(id, display_name, description, website_url, phone, city, country_code, categories, lat, lng,
-                   name_key, website_key, phone_key)",
-    )
-    .bind(&ids)
-    .bind(&names)
-    .bind(&descriptions)
-    .bind(&websites)
-    .bind(&phones)
-    .bind(&cities)
-    .bind(&countries)
-    .bind(&categories)
-    .bind(&lats)
-    .bind(&lngs)
-    .bind(&name_keys)
-    .bind(&website_keys)
-    .bind(&phone_keys)
-    .execute(pool)
-    .await?;
-    Ok(())
 }
 
 /// What an entry of [`entry_plan`] is about.

@@ -8,6 +8,8 @@
 )]
 
 #[allow(dead_code, reason = "each bench target uses a different part")]
+pub mod bulk;
+#[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod generator;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod pgbench;
@@ -17,6 +19,8 @@ pub mod postgraphile;
 pub mod process;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod seeded;
+#[allow(dead_code, reason = "each bench target uses a different part")]
+pub mod size;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod start;
 

@@ -3,7 +3,7 @@
 //! settings, and the kept seeded database they run over).
 
 use super::process::env_or;
-use super::seeded;
+use super::{seeded, size};
 use axum::Router;
 use spacetime_records::app;
 use spacetime_records::config::Config;
@@ -52,46 +52,70 @@ pub async fn in_process(database_url: &str, clients: usize) -> anyhow::Result<Ap
     app::build_state(config, database_url).await
 }
 
-/// What a closed-loop bench is told by its environment: `{prefix}_ENTITIES`,
-/// `{prefix}_SECONDS`, `{prefix}_CONCURRENCY` and `{prefix}_ROUNDS` (at least one), each
-/// falling back to the bench's default.
-pub struct Settings {
+/// A closed-loop bench's defaults, which its environment may override (`Settings::from_env`).
+pub struct Defaults {
     pub entities: usize,
     pub seconds: u64,
     pub concurrency: usize,
     pub rounds: usize,
 }
 
+/// What a closed-loop bench is told by its environment: `{prefix}_ENTITIES` (else the shared
+/// `BENCH_RECORDS`, `support::size`), `{prefix}_SECONDS`, `{prefix}_CONCURRENCY` and
+/// `{prefix}_ROUNDS` (at least one), each falling back to the bench's default; and the kept
+/// database of that size.
+pub struct Settings {
+    pub entities: usize,
+    pub seconds: u64,
+    pub concurrency: usize,
+    pub rounds: usize,
+    /// `support::size::database` of the bench's database name at this size.
+    pub database: String,
+}
+
 impl Settings {
-    pub fn from_env(prefix: &str, defaults: Self) -> Self {
+    pub fn from_env(prefix: &str, database: &str, defaults: Defaults) -> anyhow::Result<Self> {
         let var = |name: &str| format!("{prefix}_{name}");
-        Self {
-            entities: env_or(&var("ENTITIES"), defaults.entities),
+        let entities = size::records(&var("ENTITIES"), defaults.entities)?;
+        Ok(Self {
+            entities,
             seconds: env_or(&var("SECONDS"), defaults.seconds),
             concurrency: env_or(&var("CONCURRENCY"), defaults.concurrency),
             rounds: env_or(&var("ROUNDS"), defaults.rounds).max(1),
-        }
+            database: size::database(database, entities, defaults.entities),
+        })
+    }
+
+    /// The size's label, the first column of every row of the bench's table.
+    pub fn size(&self) -> String {
+        size::label(self.entities)
     }
 
     /// The first line of the bench's report.
     pub fn headline(&self, bench: &str) -> String {
         format!(
-            "\n{bench}: {} entities, {} s per measurement, {} clients, best of {} rounds",
-            self.entities, self.seconds, self.concurrency, self.rounds
+            "\n{bench}: {} entities ({}, database {}), {} s per measurement, {} clients, best of {} rounds",
+            self.entities,
+            self.size(),
+            self.database,
+            self.seconds,
+            self.concurrency,
+            self.rounds
         )
     }
 }
 
-/// A closed-loop bench's ground: the kept cluster, `database` in it holding `settings.entities`
-/// generated entities of `seed`, and the application over that database (its state and router).
+/// A closed-loop bench's ground: the kept cluster, `settings.database` in it holding
+/// `settings.entities` generated entities of `seed`, and the application over that database (its
+/// state and router).
 pub async fn seeded_app(
-    database: &str,
     seed: u64,
     settings: &Settings,
 ) -> anyhow::Result<(EmbeddedCluster, PgPool, AppState, Router)> {
     let cluster = cluster_in(kept("bench-pg")).await?;
-    let pool = seeded::kept(&cluster, database, seed, settings.entities).await?;
-    let state = in_process(&cluster.url(database), settings.concurrency).await?;
+    let contents = seeded::Contents::new(seed, settings.entities);
+    let pool = seeded::kept(&cluster, &settings.database, contents).await?;
+    let state = in_process(&cluster.url(&settings.database), settings.concurrency).await?;
     let router = app::build_router(state.clone());
     Ok((cluster, pool, state, router))
 }
