@@ -292,6 +292,9 @@ const DISTANCE_WEIGHT: f64 = 0.30;
 const CONFIDENCE_WEIGHT_WITH_POINT: f64 = 0.15;
 const TEXT_WEIGHT: f64 = 0.85;
 const CONFIDENCE_WEIGHT: f64 = 0.15;
+/// Scores are rounded to 4 decimals: a row left out of contention must fall under the cut by
+/// more than the rounding can close.
+const ROUNDING_MARGIN: f64 = 0.000_1;
 /// Distance at which the distance score falls to 1/e when no radius was given.
 const DEFAULT_DISTANCE_SCALE_M: f64 = 10_000.0;
 
@@ -368,8 +371,8 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     // the outer select weighs them.
     qb.push(&format!(
         "(SELECT canonical_table, id, label, country_code, confidence, distance_m, \
-         ({WORDS_FOUND_WEIGHT} * words_found + {NAME_FOUND_WEIGHT} * name_found + {RANK_WEIGHT} * rank \
-         + {RESEMBLANCE_WEIGHT} * resemblance)::float8 AS text_score, \
+         ({WORDS_FOUND_WEIGHT} * words_found + {NAME_FOUND_WEIGHT} * name_found + {RANK_WEIGHT} * rank)::float8 \
+         AS text_base, \
          CASE WHEN exact AND name_found >= 1 THEN 3 WHEN exact THEN 2 \
          WHEN words_found >= 1 OR name_found >= 1 THEN 1 ELSE 0 END AS tier \
          FROM (SELECT '{}'::text AS canonical_table, id, {label} AS label, country_code, ",
@@ -380,11 +383,7 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     text.push_name_found(qb, req, label);
     qb.push(" AS name_found, least(1.0, 10 * ts_rank_cd(search_document, ");
     text.push(qb, req);
-    qb.push(&format!(")) AS rank, (similarity({label}, "));
-    qb.bind_text(&req.query)
-        .push(") + word_similarity(")
-        .bind_text(&req.query);
-    qb.push(&format!(", {label})) / 2 AS resemblance, "));
+    qb.push(")) AS rank, ");
     text.push_exact(qb, req);
     qb.push(" AS exact, score_confidence::float8 AS confidence, ");
     match req.point {
@@ -465,23 +464,59 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     qb.push(" OFFSET 0) AS matched)");
 }
 
-fn push_score(qb: &mut Statement, req: &SearchRequest) {
+/// The score of a row without its resemblance (unrounded): what `statement` ranks by to find
+/// the rows still in contention.
+fn push_base_score(qb: &mut Statement, req: &SearchRequest) {
     match req.point {
         Some(_) => {
             let scale = distance_scale(req);
             qb.push(&format!(
-                "round(({TEXT_WEIGHT_WITH_POINT} * text_score + {DISTANCE_WEIGHT} * exp(-distance_m / {scale}) \
-                 + {CONFIDENCE_WEIGHT_WITH_POINT} * confidence)::numeric, 4)::float8 AS score, \
-                 round(exp(-distance_m / {scale})::numeric, 4)::float8 AS distance_score"
+                "({TEXT_WEIGHT_WITH_POINT} * text_base + {DISTANCE_WEIGHT} * {} \
+                 + {CONFIDENCE_WEIGHT_WITH_POINT} * confidence)::float8",
+                distance_score(scale)
             ));
         }
         None => {
             qb.push(&format!(
-                "round(({TEXT_WEIGHT} * text_score + {CONFIDENCE_WEIGHT} * confidence)::numeric, 4)::float8 AS score, \
-                 NULL::float8 AS distance_score"
+                "({TEXT_WEIGHT} * text_base + {CONFIDENCE_WEIGHT} * confidence)::float8"
             ));
         }
     }
+}
+
+/// The most the resemblance adds to a score.
+fn resemblance_share(req: &SearchRequest) -> f64 {
+    let text_weight = match req.point {
+        Some(_) => TEXT_WEIGHT_WITH_POINT,
+        None => TEXT_WEIGHT,
+    };
+    text_weight * RESEMBLANCE_WEIGHT
+}
+
+fn push_score(qb: &mut Statement, req: &SearchRequest) {
+    let share = resemblance_share(req);
+    qb.push(&format!(
+        "round((base_score + {share} * resemblance)::numeric, 4)::float8 AS score, "
+    ));
+    match req.point {
+        Some(_) => {
+            let scale = distance_scale(req);
+            qb.push(&format!(
+                "round({}::numeric, 4)::float8 AS distance_score",
+                distance_score(scale)
+            ));
+        }
+        None => {
+            qb.push("NULL::float8 AS distance_score");
+        }
+    }
+}
+
+/// exp(−distance / scale). A record on the other side of the world from a point given without a
+/// radius is ~1,700 scales away, where `exp` underflows and PostgreSQL raises an error rather than
+/// return 0: the exponent stops at −700 (a score of 1e−304).
+fn distance_score(scale: f64) -> String {
+    format!("exp(-least(distance_m / {scale}, 700))")
 }
 
 /// The distance at which the distance score falls to 1/e.
@@ -520,32 +555,58 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     };
     let mut qb = Statement::default();
     let prune = matches!(text, TextQuery::Corrected(c) if c.need != Need::Every);
+    // The hits are gathered once (a CTE used twice is materialised).
+    qb.push("WITH hits AS (");
+    push_union(&mut qb, &specs, req, text);
+    qb.push(")");
+    if prune {
+        qb.push(", complete AS (SELECT country_code FROM hits WHERE tier > 0)");
+    }
+    qb.push(", kept AS (SELECT *, ");
+    push_base_score(&mut qb, req);
+    qb.push(" AS base_score FROM hits");
     if prune {
         // Look-alikes (docs/search.md): when some hit is complete, a partial hit stays only in
-        // the country of a complete one, or near the caller's point. The hits are gathered once
-        // (a CTE used twice is materialised); the countries of the complete ones are hashed.
-        qb.push("WITH hits AS (");
-        push_union(&mut qb, &specs, req, text);
-        qb.push("), complete AS (SELECT country_code FROM hits WHERE tier > 0) ");
-    }
-    // The ranked hits first; the records are built for the kept rows only.
-    qb.push("SELECT top.*, CASE top.canonical_table");
-    for spec in &specs {
-        qb.push(&format!(" WHEN '{}' THEN {}", spec.name, record_json(spec)));
-    }
-    qb.push(" END AS record FROM (SELECT canonical_table, id, label, tier, ");
-    push_score(&mut qb, req);
-    qb.push(", round(text_score::numeric, 4)::float8 AS text_score, confidence, distance_m FROM (");
-    if prune {
+        // the country of a complete one, or near the caller's point.
         qb.push(
-            "SELECT * FROM hits WHERE tier > 0 OR NOT EXISTS (SELECT 1 FROM complete) \
+            " WHERE tier > 0 OR NOT EXISTS (SELECT 1 FROM complete) \
              OR country_code IS NULL OR country_code IN (SELECT country_code FROM complete)",
         );
         if req.point.is_some() {
             qb.push(&format!(" OR distance_m <= {}", distance_scale(req)));
         }
-    } else {
-        push_union(&mut qb, &specs, req, text);
+    }
+    qb.push(")");
+    let by_relevance = req.sort == SortOrder::Relevance;
+    if by_relevance {
+        // The n-th row without its resemblance: a row of its tier more than the resemblance's
+        // share (and the rounding) below it ranks under n rows whatever its resemblance, so the
+        // trigram comparisons run only for the rows still in contention (docs/search.md).
+        qb.push(", cut AS (SELECT tier, base_score FROM kept ORDER BY tier DESC, base_score DESC LIMIT 1 OFFSET ")
+            .bind(Param::Int(req.max_results.max(1) - 1))
+            .push(")");
+    }
+    // The ranked hits first; the records are built for the kept rows only.
+    qb.push(" SELECT top.*, CASE top.canonical_table");
+    for spec in &specs {
+        qb.push(&format!(" WHEN '{}' THEN {}", spec.name, record_json(spec)));
+    }
+    qb.push(" END AS record FROM (SELECT canonical_table, id, label, tier, ");
+    push_score(&mut qb, req);
+    qb.push(&format!(
+        ", round((text_base + {RESEMBLANCE_WEIGHT} * resemblance)::numeric, 4)::float8 AS text_score, \
+         confidence, distance_m FROM (SELECT kept.*, (similarity(label, "
+    ));
+    qb.bind_text(&req.query)
+        .push(") + word_similarity(")
+        .bind_text(&req.query)
+        .push(", label)) / 2 AS resemblance FROM kept");
+    if by_relevance {
+        let margin = resemblance_share(req) + ROUNDING_MARGIN;
+        qb.push(&format!(
+            " WHERE NOT EXISTS (SELECT 1 FROM cut) OR tier > (SELECT tier FROM cut) \
+             OR (tier = (SELECT tier FROM cut) AND base_score >= (SELECT base_score FROM cut) - {margin})"
+        ));
     }
     qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
     qb.bind(Param::Int(req.max_results));

@@ -826,3 +826,66 @@ async fn a_typo_that_is_another_real_word_still_finds_the_record_below_the_exact
         ["Harbour Grill", "Harbour Grille"]
     );
 }
+
+/// (id, score) of each hit, in order.
+async fn ranked(app: &TestApp, query: &str, extra: &str) -> Vec<(String, f64)> {
+    let q: String = url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+    let r = app
+        .get(&format!(
+            "/api/v1/search?query={q}&canonical_type=entity{extra}"
+        ))
+        .await;
+    assert_eq!(r.status, axum::http::StatusCode::OK, "{query}: {}", r.text);
+    r.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["id"].as_str().unwrap().to_string(),
+                h["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The trigram resemblance is computed only for the rows that can still reach the top `n`
+/// (src/search/sql.rs, `statement`): asking for fewer results must give exactly the head of a
+/// longer answer in which nothing was left out (fewer hits than `max_results`), whatever the
+/// step, the sort and the point. (A point without a radius also scores records half a world
+/// away: `house` near London reaches Sydney, ~1,700 distance scales, where `exp` underflowed
+/// and the search answered 422 before the exponent was bounded.)
+#[tokio::test]
+async fn fewer_results_are_the_head_of_a_longer_answer() {
+    let app = TestApp::new().await;
+    seed(&app, &records()).await;
+    let london = "&latitude=51.5074&longitude=-0.1278";
+    let cases = [
+        ("house", ""),
+        ("house", london),
+        ("grill", london),
+        (
+            "kitchen",
+            "&latitude=41.9028&longitude=12.4964&radius_m=3000000",
+        ),
+        ("osterai", ""),
+        ("kitchn", london),
+        ("harbor", ""),
+        ("the", "&sort=distance&latitude=48.8566&longitude=2.3522"),
+    ];
+    let mut compared = 0;
+    for (query, extra) in cases {
+        let whole = ranked(&app, query, &format!("{extra}&max_results=50")).await;
+        assert!(
+            whole.len() > 10 && whole.len() < 50,
+            "{query}{extra}: {} hits; the case needs more than 10 and fewer than 50",
+            whole.len()
+        );
+        for n in [1, 2, 3, 5, 10] {
+            let head = ranked(&app, query, &format!("{extra}&max_results={n}")).await;
+            assert_eq!(head, whole[..n], "{query}{extra} max_results={n}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 40);
+}
