@@ -357,7 +357,7 @@ fn plan_summary(plan: &str) -> String {
     for (index, name) in [
         ("entities_location_idx", "gist"),
         ("entities_location_geometry_idx", "gist(box)"),
-        ("entities_search_document_idx", "gin"),
+        ("entities_search_cells_idx", "gin"),
         ("entities_name_word_key_idx", "name"),
     ] {
         if plan.contains(index) {

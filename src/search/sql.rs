@@ -3,9 +3,9 @@
 //!
 //! Each table contributes `(SELECT ... ORDER BY score LIMIT n)`; a mixed search unions them and
 //! keeps the best n overall. Candidate rows come from the full-text GIN index (the words as typed,
-//! or in the fuzzy step as corrected by `spelling`) and, with a radius, the GiST index on
-//! `location::geometry` (the circle's box of longitudes and latitudes); `sort=distance` walks the
-//! GiST index on `location` nearest first.
+//! or in the fuzzy step as corrected by `spelling`), which with a radius also holds the grid
+//! cells covering the circle's box of longitudes and latitudes (migration 0026); `sort=distance`
+//! walks the GiST index on `location` nearest first.
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
 use super::spelling::{CorrectedQuery, Need, WordSpellings, corrected_query};
@@ -410,17 +410,18 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         }
     }
     if let (Some((lat, lng)), Some(radius)) = (req.point, req.radius_m) {
-        // The box of longitudes and latitudes around the circle reads the compact geometry
-        // index; `ST_DWithin` on geography would read a box about three times as large
-        // (migration 0025). The sphere distance then keeps the circle.
+        // The grid cells covering the circle's box of longitudes and latitudes, in the same GIN
+        // index as the words (migration 0026): PostgreSQL estimates a box's rows from the cells'
+        // frequencies, and intersects words and cells in one index scan. The sphere distance
+        // then keeps the circle.
         let radius = radius as f64;
-        qb.push(" AND location::geometry && dwithin_box(")
+        qb.push(" AND canonical.location_cells(location) && canonical.box_cells(dwithin_box(")
             .bind(Param::Float(lng))
             .push(", ")
             .bind(Param::Float(lat))
             .push(", ")
             .bind(Param::Float(radius))
-            .push(") AND ST_Distance(location, ");
+            .push(")) AND ST_Distance(location, ");
         push_point(qb, (lat, lng));
         qb.push(", false) <= ").bind(Param::Float(radius));
     }

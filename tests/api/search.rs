@@ -697,3 +697,35 @@ async fn a_radius_box_holds_its_whole_circle_near_the_poles_and_across_the_antim
     assert!((0.29..0.31).contains(&width), "{width}");
     assert!((0.17..0.19).contains(&height), "{height}");
 }
+
+/// Every point of a circle is in one of the cells its box is covered with (migration 0026), at
+/// every cell size, near the poles and across the antimeridian; and a cover has at most 48 cells
+/// unless even the coarsest size needs more.
+#[tokio::test]
+async fn the_cells_of_a_radius_hold_every_point_of_its_circle() {
+    let app = TestApp::new().await;
+    let (points, missed, oversized): (i64, i64, i64) = sqlx::query_as(
+        "WITH centre AS (
+             SELECT c, lat, lng, r,
+                    canonical.box_cells(dwithin_box(lng, lat, r)) AS cover
+             FROM (VALUES (53.4808, -2.2426), (0.0, 179.999), (-33.87, 151.21), (89.9, 10.0),
+                          (-89.5, -120.0), (40.0, -180.0), (0.00001, -0.00001)) AS v(lat, lng),
+                  unnest(ARRAY[30.0, 400.0, 1000.0, 9000.0, 10000.0, 100000.0, 2000000.0]) AS r,
+                  LATERAL (SELECT ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography AS c) AS g
+         ), point AS (
+             SELECT centre.*, ST_Project(c, r * sqrt(random()), radians(360 * random())) AS p
+             FROM centre, generate_series(1, 300)
+         )
+         SELECT count(*),
+                count(*) FILTER (WHERE NOT canonical.location_cells(p) && cover),
+                (SELECT count(*) FROM centre WHERE cardinality(cover) > 48
+                     AND (cover[1] >> 40) <> 4)
+         FROM point WHERE ST_Distance(p, c, false) <= r",
+    )
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    assert!(points > 10_000, "{points} points");
+    assert_eq!(missed, 0, "{missed} of {points} points outside their cover");
+    assert_eq!(oversized, 0);
+}
