@@ -18,7 +18,9 @@
 -- The cells of a point: square cells of 16°, 4°, 1°, 1/4°, 1/16°, 1/64° and 1/256° (about 430 m
 -- of latitude), one per size, each an int8: (8 + level) << 40 | (row + 2^19) << 20 | (column + 2^19),
 -- where a level-k cell is 2^-k degrees wide (k = -4, -2, ..., 8), row = floor(lat × 2^k) and
--- column = floor(lng × 2^k). Plain arithmetic, so the index recheck stays cheap.
+-- column = floor(lng × 2^k). Indexed on the plain `location_lat`/`location_lng` columns that
+-- `location` is made of: plain arithmetic, so the index's recheck of each candidate row stays cheap
+-- (through `location` each of the 14 coordinates was a geography-to-geometry cast: 20 µs a row).
 CREATE FUNCTION canonical.cells_at(lat float8, lng float8)
 RETURNS int8[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
@@ -33,15 +35,10 @@ AS $$
         (16::int8 << 40) | ((floor(lat * 256)::int8 + 524288) << 20) | (floor(lng * 256)::int8 + 524288)]
 $$;
 
-CREATE FUNCTION canonical.location_cells(location geography)
-RETURNS int8[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$
-    SELECT canonical.cells_at(ST_Y(location::geometry), ST_X(location::geometry))
-$$;
-
--- The cells covering a box, of the finest size that needs at most 48 of them (the coarsest size
--- when none does: a box spanning every longitude near a pole). Each point of the box is in one of
+-- The cells covering a box, of the finest size that needs at most 128 of them (the coarsest size
+-- when none does: a box spanning every longitude near a pole). Fewer, larger cells cover more
+-- than the box, and each row of the surplus is read and rechecked: 100 km in rural Wales at 1M
+-- records found 1,801 candidates in 12 cells of 1° (50 ms), 568 in 104 cells of 1/4° (27 ms). Each point of the box is in one of
 -- them: rows and columns are floors of the same scaled coordinates.
 CREATE FUNCTION canonical.box_cells(box geometry)
 RETURNS int8[]
@@ -53,20 +50,20 @@ AS $$
                        floor(ST_YMin(box) * 2.0 ^ k)::int8 AS r0, floor(ST_YMax(box) * 2.0 ^ k)::int8 AS r1,
                        floor(ST_XMin(box) * 2.0 ^ k)::int8 AS c0, floor(ST_XMax(box) * 2.0 ^ k)::int8 AS c1
                 FROM generate_series(8, -4, -2) AS k) AS sizes
-          ORDER BY (r1 - r0 + 1) * (c1 - c0 + 1) <= 48 DESC,
-                   CASE WHEN (r1 - r0 + 1) * (c1 - c0 + 1) <= 48 THEN k ELSE -k END DESC
+          ORDER BY (r1 - r0 + 1) * (c1 - c0 + 1) <= 128 DESC,
+                   CASE WHEN (r1 - r0 + 1) * (c1 - c0 + 1) <= 128 THEN k ELSE -k END DESC
           LIMIT 1) AS level,
          generate_series(level.r0, level.r1) AS r,
          generate_series(level.c0, level.c1) AS c
 $$;
 
 CREATE INDEX entities_search_cells_idx ON canonical.entities
-    USING gin (search_document, canonical.location_cells(location));
+    USING gin (search_document, canonical.cells_at(location_lat, location_lng));
 CREATE INDEX listings_search_cells_idx ON canonical.listings
-    USING gin (search_document, canonical.location_cells(location));
+    USING gin (search_document, canonical.cells_at(location_lat, location_lng));
 CREATE INDEX requests_search_cells_idx ON canonical.requests
-    USING gin (search_document, canonical.location_cells(location));
+    USING gin (search_document, canonical.cells_at(location_lat, location_lng));
 -- The words alone read the same index (a GIN index answers any of its columns).
-DROP INDEX canonical.entities_search_document_idx;
-DROP INDEX canonical.listings_search_document_idx;
-DROP INDEX canonical.requests_search_document_idx;
+DROP INDEX IF EXISTS canonical.entities_search_document_idx;
+DROP INDEX IF EXISTS canonical.listings_search_document_idx;
+DROP INDEX IF EXISTS canonical.requests_search_document_idx;

@@ -415,7 +415,7 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         // frequencies, and intersects words and cells in one index scan. The sphere distance
         // then keeps the circle.
         let radius = radius as f64;
-        qb.push(" AND canonical.location_cells(location) && canonical.box_cells(dwithin_box(")
+        qb.push(" AND canonical.cells_at(location_lat, location_lng) && canonical.box_cells(dwithin_box(")
             .bind(Param::Float(lng))
             .push(", ")
             .bind(Param::Float(lat))

@@ -699,7 +699,7 @@ async fn a_radius_box_holds_its_whole_circle_near_the_poles_and_across_the_antim
 }
 
 /// Every point of a circle is in one of the cells its box is covered with (migration 0026), at
-/// every cell size, near the poles and across the antimeridian; and a cover has at most 48 cells
+/// every cell size, near the poles and across the antimeridian; and a cover has at most 128 cells
 /// unless even the coarsest size needs more.
 #[tokio::test]
 async fn the_cells_of_a_radius_hold_every_point_of_its_circle() {
@@ -717,8 +717,8 @@ async fn the_cells_of_a_radius_hold_every_point_of_its_circle() {
              FROM centre, generate_series(1, 300)
          )
          SELECT count(*),
-                count(*) FILTER (WHERE NOT canonical.location_cells(p) && cover),
-                (SELECT count(*) FROM centre WHERE cardinality(cover) > 48
+                count(*) FILTER (WHERE NOT canonical.cells_at(ST_Y(p::geometry), ST_X(p::geometry)) && cover),
+                (SELECT count(*) FROM centre WHERE cardinality(cover) > 128
                      AND (cover[1] >> 40) <> 4)
          FROM point WHERE ST_Distance(p, c, false) <= r",
     )
