@@ -153,7 +153,9 @@ pub async fn candidates_many(
     // The point is built once per query (a lateral expression would be rebuilt per use), `<->`
     // is the same sphere distance as ST_Distance(.., false) without its per-point set-up, and the
     // two branches are concatenated (UNION ALL): a record found by both comes back twice, and
-    // only its first row is kept.
+    // only its first row is kept. A key's holders are ranked from its index alone (it carries
+    // id, place and status, migration 0028), and only the 20 nearest are read from the table:
+    // a common name or a switchboard phone has hundreds of holders at 10M records.
     let rows: Vec<Row> = sqlx::query_as(
         "WITH q AS MATERIALIZED (
              SELECT entry_id, name_key, website_key, phone_key, source_ref,
@@ -168,12 +170,21 @@ pub async fn candidates_many(
               WHERE status <> 'withdrawn' AND ST_DWithin(location, q.point, $8, false)
               ORDER BY location <-> q.point LIMIT 20)
              UNION ALL
-             (SELECT id, merged_into_id, location <-> q.point AS distance_m, name_key, website_key, phone_key,
-                     source_ref, address_text, city
-              FROM canonical.entities
-              WHERE status <> 'withdrawn' AND (name_key = q.name_key OR website_key = q.website_key
-                    OR phone_key = q.phone_key OR source_ref = q.source_ref)
-              ORDER BY location <-> q.point LIMIT 20)) c",
+             (SELECT e.id, e.merged_into_id, e.location <-> q.point AS distance_m, e.name_key, e.website_key,
+                     e.phone_key, e.source_ref, e.address_text, e.city
+              FROM canonical.entities AS e
+              WHERE e.id IN (
+                  SELECT holder.id FROM (SELECT DISTINCT id, distance_m FROM (
+                      SELECT id, location <-> q.point AS distance_m FROM canonical.entities
+                      WHERE name_key = q.name_key AND status <> 'withdrawn'
+                      UNION ALL SELECT id, location <-> q.point FROM canonical.entities
+                      WHERE website_key = q.website_key AND status <> 'withdrawn'
+                      UNION ALL SELECT id, location <-> q.point FROM canonical.entities
+                      WHERE phone_key = q.phone_key AND status <> 'withdrawn'
+                      UNION ALL SELECT id, location <-> q.point FROM canonical.entities
+                      WHERE source_ref = q.source_ref AND status <> 'withdrawn') AS holders) AS holder
+                  ORDER BY holder.distance_m, holder.id LIMIT 20)
+              ORDER BY distance_m LIMIT 20)) c",
     )
     .bind(queries.iter().map(|q| q.entry_id).collect::<Vec<_>>())
     .bind(queries.iter().map(|q| q.latitude).collect::<Vec<_>>())

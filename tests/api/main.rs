@@ -11,6 +11,7 @@ mod api_docs;
 mod api_keys;
 mod architecture;
 mod attachments;
+mod candidates;
 mod configuration;
 mod cors;
 mod dealings;
