@@ -337,6 +337,10 @@ fn param_text(param: &Param) -> String {
     match param {
         Param::Text(v) => v.clone(),
         Param::TextArray(v) => array_literal(v),
+        Param::BigIntArray(v) => format!(
+            "{{{}}}",
+            v.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+        ),
         Param::Float(v) => v.to_string(),
         Param::Int(v) => v.to_string(),
     }

@@ -2,6 +2,7 @@
 //! into one statement (the only SQL built at run time; every value is bound), `spelling` corrects
 //! the words of a query (typos, partial words), `filters` holds the small filter language. Scoring is documented in docs/search.md.
 
+pub mod cells;
 pub mod filters;
 pub mod request;
 pub mod spelling;

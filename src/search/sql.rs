@@ -164,6 +164,7 @@ impl TextQuery {
 pub enum Param {
     Text(String),
     TextArray(Vec<String>),
+    BigIntArray(Vec<i64>),
     Float(f64),
     Int(i64),
 }
@@ -410,18 +411,16 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         }
     }
     if let (Some((lat, lng)), Some(radius)) = (req.point, req.radius_m) {
-        // The grid cells covering the circle's box of longitudes and latitudes, in the same GIN
-        // index as the words (migration 0026): PostgreSQL estimates a box's rows from the cells'
-        // frequencies, and intersects words and cells in one index scan. The sphere distance
+        // The grid cells covering the circle's box of longitudes and latitudes (`cells`), in the
+        // same GIN index as the words (migration 0026): PostgreSQL estimates a box's rows from the
+        // cells' frequencies, and intersects words and cells in one index scan. The sphere distance
         // then keeps the circle.
         let radius = radius as f64;
-        qb.push(" AND canonical.cells_at(location_lat, location_lng) && canonical.box_cells(dwithin_box(")
-            .bind(Param::Float(lng))
-            .push(", ")
-            .bind(Param::Float(lat))
-            .push(", ")
-            .bind(Param::Float(radius))
-            .push(")) AND ST_Distance(location, ");
+        qb.push(" AND canonical.cells_at(location_lat, location_lng) && ")
+            .bind(Param::BigIntArray(super::cells::radius_cells(
+                lat, lng, radius,
+            )))
+            .push("::int8[] AND ST_Distance(location, ");
         push_point(qb, (lat, lng));
         qb.push(", false) <= ").bind(Param::Float(radius));
     }
@@ -640,6 +639,7 @@ pub(super) fn bind_all<'q, O>(
         query = match param {
             Param::Text(v) => query.bind(v),
             Param::TextArray(v) => query.bind(v),
+            Param::BigIntArray(v) => query.bind(v),
             Param::Float(v) => query.bind(v),
             Param::Int(v) => query.bind(v),
         };
