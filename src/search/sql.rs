@@ -414,15 +414,19 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         // The grid cells covering the circle's box of longitudes and latitudes (`cells`), in the
         // same GIN index as the words (migration 0026): PostgreSQL estimates a box's rows from the
         // cells' frequencies, and intersects words and cells in one index scan. The sphere distance
-        // then keeps the circle.
+        // then keeps the circle: here when the nearest n are read in order, else from the
+        // distance the row's score needs anyway (below).
         let radius = radius as f64;
         qb.push(" AND canonical.cells_at(location_lat, location_lng) && ")
             .bind(Param::BigIntArray(super::cells::radius_cells(
                 lat, lng, radius,
             )))
-            .push("::int8[] AND ST_Distance(location, ");
-        push_point(qb, (lat, lng));
-        qb.push(", false) <= ").bind(Param::Float(radius));
+            .push("::int8[]");
+        if req.sort == SortOrder::Distance {
+            qb.push(" AND ST_Distance(location, ");
+            push_point(qb, (lat, lng));
+            qb.push(", false) <= ").bind(Param::Float(radius));
+        }
     }
     for (key, column) in [
         ("country_code", "country_code"),
@@ -461,7 +465,14 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
     }
     // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
     // use (the name's share twice: in the text score and in the tier).
-    qb.push(" OFFSET 0) AS matched)");
+    qb.push(" OFFSET 0) AS matched");
+    if let (Some(_), Some(radius), SortOrder::Relevance) = (req.point, req.radius_m, req.sort) {
+        // The subquery's own distance: computed once a row rather than twice. (OFFSET 0 keeps
+        // PostgreSQL from pushing this test down into it.)
+        qb.push(" WHERE distance_m <= ")
+            .bind(Param::Float(radius as f64));
+    }
+    qb.push(")");
 }
 
 /// The score of a row without its resemblance (unrounded): what `statement` ranks by to find
