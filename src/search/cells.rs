@@ -6,7 +6,7 @@
 //! bound as a value, the planner still sees the cells and estimates their rows.
 
 /// Mean Earth radius (metres) of the sphere `ST_Distance(..., false)` measures on.
-const EARTH_RADIUS_M: f64 = 6_371_008.7714;
+const EARTH_RADIUS_M: f64 = 6_371_008.771_4;
 /// The finest level whose cover of the box needs at most this many cells is used.
 const MAX_CELLS: i64 = 128;
 const LEVELS: [i32; 7] = [8, 6, 4, 2, 0, -2, -4];
