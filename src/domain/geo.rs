@@ -41,6 +41,26 @@ pub fn sphere_distance_m(a: (f64, f64), b: (f64, f64)) -> f64 {
     2.0 * SPHERE_RADIUS_M * h.sqrt().min(1.0).asin()
 }
 
+/// The box of longitudes and latitudes (min lng, min lat, max lng, max lat) holding every point
+/// within `radius_m` of (`lat`, `lng`): the circle's latitudes, and its widest longitude span
+/// (every longitude where the circle holds a pole or crosses the antimeridian). Slightly
+/// enlarged so that rounding never leaves a point of the circle outside. The nearby query reads
+/// the GiST index of `location::geometry` with it; search covers it with grid cells.
+pub fn circle_box(lat: f64, lng: f64, radius_m: f64) -> (f64, f64, f64, f64) {
+    use std::f64::consts::FRAC_PI_2;
+    let phi = lat.to_radians();
+    let theta = radius_m.max(0.0) / SPHERE_RADIUS_M * 1.001 + 1e-9;
+    let (south, north) = ((phi - theta).to_degrees(), (phi + theta).to_degrees());
+    if theta >= FRAC_PI_2 || phi + theta >= FRAC_PI_2 || phi - theta <= -FRAC_PI_2 {
+        return (-180.0, south.max(-90.0), 180.0, north.min(90.0));
+    }
+    let dlng = (theta.sin() / phi.cos()).min(1.0).asin().to_degrees();
+    if lng - dlng < -180.0 || lng + dlng > 180.0 {
+        return (-180.0, south, 180.0, north);
+    }
+    (lng - dlng, south, lng + dlng, north)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -52,6 +72,15 @@ mod tests {
         let d = sphere_distance_m((53.4808, -2.2426), (53.4820, -2.2400));
         assert!((d - 217.723_329_86).abs() < 1e-6, "{d}");
         assert_eq!(sphere_distance_m((10.0, 20.0), (10.0, 20.0)), 0.0);
+    }
+
+    #[test]
+    fn a_circle_holding_a_pole_spans_every_longitude() {
+        let (west, south, east, north) = circle_box(89.5, 10.0, 100_000.0);
+        assert_eq!((west, east, north), (-180.0, 180.0, 90.0));
+        assert!(south < 89.5);
+        let across = circle_box(10.0, 179.95, 20_000.0);
+        assert_eq!((across.0, across.2), (-180.0, 180.0));
     }
 }
 

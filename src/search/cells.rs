@@ -5,32 +5,12 @@
 //! an SQL function PostgreSQL ran at plan time once per table of the search (about 1 ms each);
 //! bound as a value, the planner still sees the cells and estimates their rows.
 
-/// Mean Earth radius (metres) of the sphere `ST_Distance(..., false)` measures on.
-const EARTH_RADIUS_M: f64 = 6_371_008.771_4;
+use crate::domain::geo::circle_box;
+
 /// The finest level whose cover of the box needs at most this many cells is used.
 const MAX_CELLS: i64 = 128;
 const LEVELS: [i32; 7] = [8, 6, 4, 2, 0, -2, -4];
 const OFFSET: i64 = 1 << 19;
-
-/// The box of longitudes and latitudes (min lng, min lat, max lng, max lat) holding every point
-/// within `radius_m` of (`lat`, `lng`): the circle's latitudes, and its widest longitude span
-/// (every longitude where the circle holds a pole or crosses the antimeridian). Slightly
-/// enlarged so that rounding never leaves a point of the circle outside. The same box as the
-/// SQL `dwithin_box` the nearby query reads the GiST index with.
-pub fn circle_box(lat: f64, lng: f64, radius_m: f64) -> (f64, f64, f64, f64) {
-    use std::f64::consts::FRAC_PI_2;
-    let phi = lat.to_radians();
-    let theta = radius_m.max(0.0) / EARTH_RADIUS_M * 1.001 + 1e-9;
-    let (south, north) = ((phi - theta).to_degrees(), (phi + theta).to_degrees());
-    if theta >= FRAC_PI_2 || phi + theta >= FRAC_PI_2 || phi - theta <= -FRAC_PI_2 {
-        return (-180.0, south.max(-90.0), 180.0, north.min(90.0));
-    }
-    let dlng = (theta.sin() / phi.cos()).min(1.0).asin().to_degrees();
-    if lng - dlng < -180.0 || lng + dlng > 180.0 {
-        return (-180.0, south, 180.0, north);
-    }
-    (lng - dlng, south, lng + dlng, north)
-}
 
 /// The cells covering the box of the circle, at the finest level needing at most 128 of them
 /// (the coarsest level when none does). Every point of the box is in one of them: rows and
@@ -75,15 +55,6 @@ mod tests {
         // take 20 × 13.
         assert_eq!(cells.len(), 24);
         assert!(cells.iter().all(|c| c >> 40 == 12), "{cells:?}");
-    }
-
-    #[test]
-    fn a_circle_holding_a_pole_spans_every_longitude() {
-        let (west, south, east, north) = circle_box(89.5, 10.0, 100_000.0);
-        assert_eq!((west, east, north), (-180.0, 180.0, 90.0));
-        assert!(south < 89.5);
-        let across = circle_box(10.0, 179.95, 20_000.0);
-        assert_eq!((across.0, across.2), (-180.0, 180.0));
     }
 
     #[test]
