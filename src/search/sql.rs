@@ -590,12 +590,29 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     qb.push(")");
     let by_relevance = req.sort == SortOrder::Relevance;
     if by_relevance {
-        // The n-th row without its resemblance: a row of its tier more than the resemblance's
-        // share (and the rounding) below it ranks under n rows whatever its resemblance, so the
-        // trigram comparisons run only for the rows still in contention (docs/search.md).
-        qb.push(", cut AS (SELECT tier, base_score FROM kept ORDER BY tier DESC, base_score DESC LIMIT 1 OFFSET ")
-            .bind(Param::Int(req.max_results.max(1) - 1))
-            .push(")");
+        // The contention band (docs/search.md): the n best rows without their resemblance are
+        // n rows whose full scores are known once their resemblance is, so the n-th result
+        // scores at least the lowest of those in the lowest of their tiers (`floor`). A row of
+        // that tier whose score, with the most its resemblance can add, stays under it ranks
+        // under n rows: the trigram comparisons run only for the rows still in contention.
+        let share = resemblance_share(req);
+        // (The resemblance is computed over the limited rows: in the same SELECT as the sort,
+        // PostgreSQL computes it for every row before sorting.)
+        qb.push(&format!(
+            ", sample AS (SELECT tier, base_score + {share} * "
+        ));
+        push_resemblance(&mut qb, req);
+        qb.push(
+            " AS full_score FROM (SELECT tier, base_score, label FROM kept \
+             ORDER BY tier DESC, base_score DESC LIMIT ",
+        )
+        .bind(Param::Int(req.max_results.max(1)))
+        .push(
+            ") AS best), cut AS (SELECT tier, min(full_score) AS floor FROM sample \
+                 WHERE tier = (SELECT min(tier) FROM sample) AND (SELECT count(*) FROM sample) = ",
+        )
+        .bind(Param::Int(req.max_results.max(1)))
+        .push(" GROUP BY tier)");
     }
     // The ranked hits first; the records are built for the kept rows only.
     qb.push(" SELECT top.*, CASE top.canonical_table");
@@ -606,23 +623,30 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     push_score(&mut qb, req);
     qb.push(&format!(
         ", round((text_base + {RESEMBLANCE_WEIGHT} * resemblance)::numeric, 4)::float8 AS text_score, \
-         confidence, distance_m FROM (SELECT kept.*, (similarity(label, "
+         confidence, distance_m FROM (SELECT kept.*, "
     ));
-    qb.bind_text(&req.query)
-        .push(") + word_similarity(")
-        .bind_text(&req.query)
-        .push(", label)) / 2 AS resemblance FROM kept");
+    push_resemblance(&mut qb, req);
+    qb.push(" AS resemblance FROM kept");
     if by_relevance {
         let margin = resemblance_share(req) + ROUNDING_MARGIN;
         qb.push(&format!(
             " WHERE NOT EXISTS (SELECT 1 FROM cut) OR tier > (SELECT tier FROM cut) \
-             OR (tier = (SELECT tier FROM cut) AND base_score >= (SELECT base_score FROM cut) - {margin})"
+             OR (tier = (SELECT tier FROM cut) AND base_score >= (SELECT floor FROM cut) - {margin})"
         ));
     }
     qb.push(&format!(") AS hits ORDER BY {order} LIMIT "));
     qb.bind(Param::Int(req.max_results));
     qb.push(&format!(") AS top ORDER BY {order}"));
     Some(qb)
+}
+
+/// 0..1: how much the record's name or title looks like the query as a whole (trigrams).
+fn push_resemblance(qb: &mut Statement, req: &SearchRequest) {
+    qb.push("((similarity(label, ")
+        .bind_text(&req.query)
+        .push(") + word_similarity(")
+        .bind_text(&req.query)
+        .push(", label)) / 2)");
 }
 
 /// `(SELECT <record as JSON text> FROM <table> WHERE id = top.id)`, numerics as strings.
