@@ -476,15 +476,19 @@ impl TestApp {
 
     /// Runs `spacetime-records admin <args>` as the operator holding `admin` over this test's
     /// database, with a data directory of its own (`target/tmp/cli-<run>`).
+    /// The directory (its JWT secret) is removed afterwards.
     pub fn admin_cli_output(&self, admin: &str, run: &str, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
+        let data_dir = tmp_dir().join(format!("cli-{run}"));
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
             .arg("admin")
             .args(args)
             .env("DATABASE_URL", self.database_url())
             .env("STRS_ADMIN_API_KEY", admin)
-            .env("STRS_DATA_DIR", tmp_dir().join(format!("cli-{run}")))
+            .env("STRS_DATA_DIR", &data_dir)
             .output()
-            .unwrap()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(data_dir);
+        output
     }
 
     /// The JSON an admin command prints, asserting that it succeeded.
