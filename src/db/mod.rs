@@ -35,6 +35,7 @@ pub mod signals;
 pub mod signatures;
 pub mod supervisor;
 pub mod terms;
+pub mod tile_density;
 pub mod tile_extent;
 pub mod tiles;
 pub mod touched;

@@ -8,7 +8,13 @@
 //! cluster point (their mean position, `count`, mean `confidence`), a cell holding one record is
 //! that record. So a layer never carries more than `SPARSE_LIMIT` features, whatever is in view,
 //! and names and categories are cut to a bounded length: the size bound of docs/explorer.md.
+//!
+//! A dense layer of zoom `tile_density::MAX_ZOOM` or less, with no filter, is grouped from the
+//! counts per cell of `canonical.tile_density` once they have been built (each cell's records
+//! in the grid cell of their mean position): what it reads no longer grows with the records in
+//! view. The sparse test, the sparse layer and single-record cells still read the records.
 
+use super::tile_density;
 use crate::domain::CanonicalTable;
 use uuid::Uuid;
 
@@ -118,7 +124,23 @@ fn layer_ctes(table: CanonicalTable) -> String {
                        + width_bucket(r.location_lat, g.lat_lines) AS k,
                    count(*) AS n, sum(r.location_lng) AS lng, sum(r.location_lat) AS lat
             FROM {relation} r, grid g
-            WHERE (SELECT n FROM {layer}_count) > {SPARSE_LIMIT} AND {in_box} AND {filters}
+            WHERE g.density_level IS NULL
+              AND (SELECT n FROM {layer}_count) > {SPARSE_LIMIT} AND {in_box} AND {filters}
+            GROUP BY 1
+            UNION ALL
+            SELECT floor((d.sum_lng / d.records - g.west) / g.cell_deg)::int * 64
+                       + width_bucket(d.sum_lat / d.records, g.lat_lines),
+                   sum(d.records), sum(d.sum_lng), sum(d.sum_lat)
+            FROM canonical.tile_density d, grid g
+            WHERE g.density_level IS NOT NULL
+              AND (SELECT n FROM {layer}_count) > {SPARSE_LIMIT}
+              AND d.canonical_table = '{relation}' AND d.level = g.density_level
+              AND d.cell_y BETWEEN floor(g.south * 2 ^ g.density_level)::int
+                               AND floor(g.north * 2 ^ g.density_level)::int
+              AND d.cell_x BETWEEN floor(g.west * 2 ^ g.density_level)::int
+                               AND floor(g.east * 2 ^ g.density_level)::int
+              AND d.sum_lng / d.records BETWEEN g.west AND g.east
+              AND d.sum_lat / d.records BETWEEN g.south AND g.north
             GROUP BY 1),
          {layer}_cells AS (
             SELECT least(k / 64, {GRID} - 1) AS cx, least(greatest({GRID} - k % 64, 0), {GRID} - 1) AS cy,
@@ -154,8 +176,10 @@ fn layer_ctes(table: CanonicalTable) -> String {
     )
 }
 
-/// The whole statement for `tables`: $1 z, $2 x, $3 y, $4 status, $5 category, $6 agent.
-pub fn statement(tables: &[CanonicalTable]) -> String {
+/// The whole statement for `tables`: $1 z, $2 x, $3 y, $4 status, $5 category, $6 agent; its
+/// second column says whether the counts per cell are due for a rebuild (older than
+/// `density_max_age_secs`, or never built) for a tile that would read them.
+pub fn statement(tables: &[CanonicalTable], density_max_age_secs: u32) -> String {
     // The grid: `cell_deg` degrees of longitude per column, and the latitudes of the Mercator
     // lines between rows, south to north (`GRID + 1` values), for `width_bucket`.
     let mut ctes = vec![format!(
@@ -168,8 +192,12 @@ pub fn statement(tables: &[CanonicalTable]) -> String {
                    (ST_XMax(area) - ST_XMin(area)) / {GRID} AS cell_deg,
                    ARRAY(SELECT degrees(2 * atan(exp((ST_YMin(env) + k * (ST_YMax(env) - ST_YMin(env)) / {GRID})
                                                      / 6378137)) - pi() / 2)
-                         FROM generate_series(0, {GRID}) k ORDER BY k) AS lat_lines
-            FROM tile)"
+                         FROM generate_series(0, {GRID}) k ORDER BY k) AS lat_lines,
+                   CASE WHEN {counted} AND {ready} THEN {level} END AS density_level
+            FROM tile)",
+        counted = counted(),
+        ready = tile_density::READY,
+        level = tile_density::level_for_zoom("$1"),
     )];
     let mut layers = Vec::new();
     for table in tables {
@@ -184,15 +212,31 @@ pub fn statement(tables: &[CanonicalTable]) -> String {
         layers.push("''::bytea".into());
     }
     format!(
-        "WITH {} SELECT {} AS tile",
+        "WITH {} SELECT {} AS tile, {} AND {} AS density_due",
         ctes.join(",\n"),
-        layers.join(" || ")
+        layers.join(" || "),
+        counted(),
+        tile_density::due(&density_max_age_secs.to_string()),
     )
 }
 
-/// The tile's bytes (empty when nothing is in it).
-pub async fn tile<'c>(pool: impl super::Reads<'c>, q: &TileQuery<'_>) -> sqlx::Result<Vec<u8>> {
-    sqlx::query_scalar(&statement(q.tables))
+/// Whether the tile ($1 z, $4 status, $5 category, $6 agent) is one drawn from the counts per
+/// cell: a low zoom without filters.
+fn counted() -> String {
+    format!(
+        "($1 <= {} AND $4::text IS NULL AND $5::text IS NULL AND $6::uuid IS NULL)",
+        tile_density::MAX_ZOOM
+    )
+}
+
+/// A tile: its bytes (empty when nothing is in it), and whether the counts it would be drawn
+/// from are due for a rebuild.
+pub async fn tile<'c>(
+    pool: impl super::Reads<'c>,
+    q: &TileQuery<'_>,
+    density_max_age_secs: u32,
+) -> sqlx::Result<(Vec<u8>, bool)> {
+    sqlx::query_as(&statement(q.tables, density_max_age_secs))
         .bind(q.z)
         .bind(q.x)
         .bind(q.y)

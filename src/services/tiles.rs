@@ -27,6 +27,10 @@ const STATUSES: [&str; 5] = [
     "archived",
     "withdrawn",
 ];
+/// Tiles of low zoom draw their clusters from counts per cell rebuilt when older than this
+/// (docs/explorer.md, "Density"): a change shows in them at most this much later, plus the
+/// rebuild's own time.
+pub const COUNTS_MAX_AGE_SECS: u32 = 300;
 /// Bumped when the layers or their properties change, so cached tiles of another shape are not
 /// taken for current ones (it is part of every ETag).
 const TILE_FORMAT: &str = "1";
@@ -163,7 +167,7 @@ pub async fn tile(
         return Err(AppError::Validation(problems));
     }
     let (z, x, y) = coordinates.expect("coordinates without violations");
-    let bytes = db::tiles::tile(
+    let (bytes, counts_due) = db::tiles::tile(
         crate::services::read_route::search_reads(state),
         &TileQuery {
             z,
@@ -174,14 +178,37 @@ pub async fn tile(
             category: checked.category,
             agent: checked.agent,
         },
+        COUNTS_MAX_AGE_SECS,
     )
     .await?;
+    if counts_due {
+        rebuild_counts(state);
+    }
     let digest = Sha256::new()
         .chain_update(TILE_FORMAT)
         .chain_update(&bytes)
         .finalize();
     let etag = format!("\"{}\"", hex(&digest[..12]));
     Ok(Tile { bytes, etag })
+}
+
+/// Rebuilds the counts per cell that tiles of low zoom are drawn from, in the background, unless
+/// this process already is: the tile that found them due was drawn from the previous counts (or,
+/// before the first rebuild, from the records).
+fn rebuild_counts(state: &AppState) {
+    use std::sync::atomic::Ordering;
+    if state.tile_counts_rebuilding.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let state = state.clone();
+    tokio::spawn(async move {
+        let rebuilt =
+            db::tile_density::refresh_if_due(&state.pool, f64::from(COUNTS_MAX_AGE_SECS)).await;
+        if let Err(error) = rebuilt {
+            tracing::warn!(%error, "rebuilding the map tiles' counts per cell failed");
+        }
+        state.tile_counts_rebuilding.store(false, Ordering::Release);
+    });
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -444,6 +444,118 @@ async fn a_dense_tile_is_clustered_within_the_documented_bound() {
     );
 }
 
+/// Records in view counted once each: in a cluster's `count`, or as a record of its own.
+fn counted(layers: &HashMap<String, Vec<Point>>) -> u64 {
+    layers
+        .get("entities")
+        .map(|features| {
+            features
+                .iter()
+                .map(|f| f.get("count").map_or(1, |c| c.parse::<u64>().unwrap()))
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Dense tiles of zoom 11 or less are drawn from counts per grid cell once the counts are built
+/// (docs/explorer.md, "Density"): the first such tile starts the rebuild in the background and is
+/// drawn from the records; afterwards the same records are counted from the counts, a change
+/// shows only after the next rebuild, and a filtered tile still reads the records.
+#[tokio::test]
+async fn low_zoom_tiles_are_drawn_from_counts_per_cell_once_built() {
+    let app = TestApp::new().await;
+    // 3,000 entities within about 2 km of the centre of a zoom-11 tile, so every tile of zoom
+    // 11 or less holding that centre holds them all.
+    let here = centre(MAN.0, MAN.1, 11);
+    sqlx::query(
+        "INSERT INTO canonical.entities (id, display_name, categories, location_lat, location_lng, name_key, score_confidence)
+         SELECT gen_random_uuid(), 'Counted ' || i, ARRAY['plumber'], $1 + (random() - 0.5) * 0.04,
+                $2 + (random() - 0.5) * 0.06, 'counted ' || i, 0.5
+         FROM generate_series(1, 3000) AS i",
+    )
+    .bind(here.0)
+    .bind(here.1)
+    .execute(app.pool())
+    .await
+    .unwrap();
+    let path = |z: u32, filter: &str| {
+        let (x, y, _, _) = tile_of(here.0, here.1, z);
+        format!("/tiles/{z}/{x}/{y}.mvt{filter}")
+    };
+    let refreshed_at = || async {
+        sqlx::query_scalar::<_, Option<chrono::DateTime<chrono::Utc>>>(
+            "SELECT refreshed_at FROM canonical.tile_density_state",
+        )
+        .fetch_one(app.pool())
+        .await
+        .unwrap()
+    };
+    assert_eq!(refreshed_at().await, None);
+    assert_eq!(counted(&tile(&app, &path(7, "")).await), 3000);
+    let mut waited = 0;
+    while refreshed_at().await.is_none() {
+        assert!(
+            waited < 200,
+            "the first low-zoom tile did not start a rebuild"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        waited += 1;
+    }
+    let per_level: Vec<(i16, i64)> = sqlx::query_as(
+        "SELECT level, sum(records)::int8 FROM canonical.tile_density
+         WHERE canonical_table = 'canonical.entities' GROUP BY level ORDER BY level",
+    )
+    .fetch_all(app.pool())
+    .await
+    .unwrap();
+    assert_eq!(per_level, [(4, 3000), (6, 3000), (8, 3000), (10, 3000)]);
+    for z in [4, 7, 9, 11] {
+        let layers = tile(&app, &path(z, "")).await;
+        assert_eq!(counted(&layers), 3000, "z{z} from the counts");
+        assert!(layers["entities"].len() <= 256, "z{z}");
+        assert!(
+            layers["entities"].iter().any(|f| f.get("count").is_some()),
+            "z{z} is clustered"
+        );
+    }
+    // Fresh counts are not rebuilt again.
+    assert!(
+        !spacetime_records::db::tile_density::refresh_if_due(app.pool(), 300.0)
+            .await
+            .unwrap()
+    );
+
+    // A third of them archived: the counts still hold them until the next rebuild; a filtered
+    // tile reads the records.
+    app.execute(
+        "UPDATE canonical.entities SET status = 'archived' WHERE display_name <= 'Counted 1999'",
+    )
+    .await;
+    let archived: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM canonical.entities WHERE status = 'archived'")
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
+    assert!(archived > 0);
+    assert_eq!(counted(&tile(&app, &path(7, "")).await), 3000);
+    assert_eq!(
+        counted(&tile(&app, &path(7, "?category=plumber")).await),
+        3000 - archived as u64
+    );
+    assert!(
+        spacetime_records::db::tile_density::refresh_if_due(app.pool(), 0.0)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        counted(&tile(&app, &path(7, "")).await),
+        3000 - archived as u64
+    );
+    // Past zoom 11 the tile reads the records: the change shows at once.
+    let close = tile(&app, &path(12, "")).await;
+    assert!(counted(&close) <= 3000 - archived as u64);
+}
+
 #[tokio::test]
 async fn the_largest_possible_layer_stays_under_the_documented_byte_bound() {
     let app = TestApp::new().await;
