@@ -83,6 +83,12 @@ pub struct Config {
     #[arg(long, env = "STRS_WS_RECHECK_SECS", default_value_t = 30)]
     pub ws_recheck_secs: u64,
 
+    /// How old, in seconds, the map tiles' counts per grid cell may grow before a tile of zoom
+    /// 11 or less starts a rebuild (docs/explorer.md, "Density"): a change shows in those tiles'
+    /// clusters at most this much (plus a rebuild) later.
+    #[arg(long, env = "STRS_TILE_COUNTS_MAX_AGE_SECS", default_value_t = 300)]
+    pub tile_counts_max_age_secs: u32,
+
     /// `Host` values the MCP endpoint answers (comma-separated hostnames or host:port); the
     /// loopback names by default, which protects a local server from DNS rebinding. A public
     /// deployment lists its own hostnames.
@@ -189,6 +195,7 @@ impl Config {
             max_concurrent_requests: 512,
             max_websockets: 1024,
             ws_recheck_secs: 30,
+            tile_counts_max_age_secs: 300,
             mcp_allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             mcp_allowed_origins: Vec::new(),
             cors_origins: vec!["*".into()],
@@ -254,6 +261,10 @@ impl Config {
         anyhow::ensure!(
             (1..=3600).contains(&self.ws_recheck_secs),
             "STRS_WS_RECHECK_SECS must be between 1 and 3600"
+        );
+        anyhow::ensure!(
+            (10..=86_400).contains(&self.tile_counts_max_age_secs),
+            "STRS_TILE_COUNTS_MAX_AGE_SECS must be between 10 and 86400"
         );
         anyhow::ensure!(
             self.db_max_connections >= 1,

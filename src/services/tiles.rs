@@ -27,10 +27,6 @@ const STATUSES: [&str; 5] = [
     "archived",
     "withdrawn",
 ];
-/// Tiles of low zoom draw their clusters from counts per cell rebuilt when older than this
-/// (docs/explorer.md, "Density"): a change shows in them at most this much later, plus the
-/// rebuild's own time.
-pub const COUNTS_MAX_AGE_SECS: u32 = 300;
 /// Bumped when the layers or their properties change, so cached tiles of another shape are not
 /// taken for current ones (it is part of every ETag).
 const TILE_FORMAT: &str = "1";
@@ -178,7 +174,7 @@ pub async fn tile(
             category: checked.category,
             agent: checked.agent,
         },
-        COUNTS_MAX_AGE_SECS,
+        state.config.tile_counts_max_age_secs,
     )
     .await?;
     if counts_due {
@@ -202,8 +198,8 @@ fn rebuild_counts(state: &AppState) {
     }
     let state = state.clone();
     tokio::spawn(async move {
-        let rebuilt =
-            db::tile_density::refresh_if_due(&state.pool, f64::from(COUNTS_MAX_AGE_SECS)).await;
+        let max_age = f64::from(state.config.tile_counts_max_age_secs);
+        let rebuilt = db::tile_density::refresh_if_due(&state.pool, max_age).await;
         if let Err(error) = rebuilt {
             tracing::warn!(%error, "rebuilding the map tiles' counts per cell failed");
         }
