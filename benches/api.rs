@@ -23,6 +23,7 @@
 mod support;
 
 use support::process::chosen;
+use support::queries::{ENTITY_BY_ID, NEAR_PAGE, NESTED};
 use support::start::{Defaults, Settings, seeded_app};
 
 use anyhow::{Context, bail};
@@ -41,20 +42,6 @@ use tower::ServiceExt;
 const DATABASE: &str = "strs_bench_api";
 const SEED: u64 = 20_261_124;
 const MANCHESTER: (f64, f64) = (53.4808, -2.2426);
-
-/// The 28 fields of an entity, as REST returns them.
-const ENTITY_BY_ID: &str = "query($id: UUID!) { entity(id: $id) { id entityType displayName legalName
-  description websiteUrl email phone addressText city countryCode categories tags
-  linkUrls { url label description } contactAgentId locationLat locationLng status
-  scoreDataRichness scoreAgentReputation scoreSignal scoreConfidence contextL0Routing
-  contextL1Common contextL2Specific contextL2AvailableFeatures createdAtTstampUtc updatedAtTstampUtc } }";
-
-const NESTED: &str = "{ agents(first: 50) { edges { node { displayName entries(first: 10) { edges { node {
-    id contributions(first: 5) { linkType entity { displayName contributions(first: 10) { linkType entry { id agent { displayName } } } } } } } } } } } }";
-
-const NEAR_PAGE: &str =
-    "{ entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 20) {
-    edges { distanceMeters node { id displayName city categories scoreConfidence } } } }";
 
 /// One request of a workload.
 #[derive(Clone)]

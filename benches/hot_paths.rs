@@ -30,6 +30,7 @@
 mod support;
 
 use support::process::env_or;
+use support::queries::{ENTITY_BY_ID, NEAR_PAGE, NESTED};
 use support::size;
 
 use anyhow::{Context, bail};
@@ -53,21 +54,6 @@ const TILE_P99_MS: f64 = 100.0;
 const MANCHESTER: (f64, f64) = (53.4808, -2.2426);
 /// Mid-Wales: the generator's sparse region (the search bench's rural point).
 const RURAL: (f64, f64) = (52.30, -3.60);
-
-/// The 28 fields of an entity, as REST returns them.
-const ENTITY_BY_ID: &str = "query($id: UUID!) { entity(id: $id) { id entityType displayName legalName
-  description websiteUrl email phone addressText city countryCode categories tags
-  linkUrls { url label description } contactAgentId locationLat locationLng status
-  scoreDataRichness scoreAgentReputation scoreSignal scoreConfidence contextL0Routing
-  contextL1Common contextL2Specific contextL2AvailableFeatures createdAtTstampUtc updatedAtTstampUtc } }";
-
-/// Who contributed what, two levels deep (the api bench's query).
-const NESTED: &str = "{ agents(first: 50) { edges { node { displayName entries(first: 10) { edges { node {
-    id contributions(first: 5) { linkType entity { displayName contributions(first: 10) { linkType entry { id agent { displayName } } } } } } } } } } } }";
-
-const NEAR_PAGE: &str =
-    "{ entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 20) {
-    edges { distanceMeters node { id displayName city categories scoreConfidence } } } }";
 
 fn main() -> anyhow::Result<()> {
     support::start::block_on(run())

@@ -18,6 +18,8 @@ pub mod postgraphile;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod process;
 #[allow(dead_code, reason = "each bench target uses a different part")]
+pub mod queries;
+#[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod seeded;
 #[allow(dead_code, reason = "each bench target uses a different part")]
 pub mod size;

@@ -373,20 +373,31 @@ async fn filters_select_records_by_category_status_and_contributing_agent() {
     );
 }
 
-#[tokio::test]
-async fn a_dense_tile_is_clustered_within_the_documented_bound() {
-    let app = TestApp::new().await;
-    // 3,000 entities around Manchester and one alone in Sydney, straight into the table: the
-    // transformer is not what this test is about.
+/// 3,000 plumbers named `{prefix} 1` to `{prefix} 3000`, at random within half of `spread`
+/// (degrees of latitude, longitude) of `around`, straight into the table: the transformer is not
+/// what the tile tests are about.
+async fn scatter(app: &TestApp, prefix: &str, around: (f64, f64), spread: (f64, f64)) {
     sqlx::query(
         "INSERT INTO canonical.entities (id, display_name, categories, location_lat, location_lng, name_key, score_confidence)
-         SELECT gen_random_uuid(), 'Dense ' || i, ARRAY['plumber'], 53.48 + (random() - 0.5) * 0.4,
-                -2.24 + (random() - 0.5) * 0.6, 'dense ' || i, 0.5
+         SELECT gen_random_uuid(), $1 || ' ' || i, ARRAY['plumber'], $2 + (random() - 0.5) * $4,
+                $3 + (random() - 0.5) * $5, lower($1) || ' ' || i, 0.5
          FROM generate_series(1, 3000) AS i",
     )
+    .bind(prefix)
+    .bind(around.0)
+    .bind(around.1)
+    .bind(spread.0)
+    .bind(spread.1)
     .execute(app.pool())
     .await
     .unwrap();
+}
+
+#[tokio::test]
+async fn a_dense_tile_is_clustered_within_the_documented_bound() {
+    let app = TestApp::new().await;
+    // 3,000 entities around Manchester and one alone in Sydney.
+    scatter(&app, "Dense", (53.48, -2.24), (0.4, 0.6)).await;
     let lonely: String = sqlx::query_scalar(
         "INSERT INTO canonical.entities (id, display_name, categories, location_lat, location_lng, name_key)
          VALUES (gen_random_uuid(), 'Lonely Surf Shop', ARRAY['surf'], -33.86, 151.2, 'lonely') RETURNING id::text",
@@ -467,17 +478,7 @@ async fn low_zoom_tiles_are_drawn_from_counts_per_cell_once_built() {
     // 3,000 entities within about 2 km of the centre of a zoom-11 tile, so every tile of zoom
     // 11 or less holding that centre holds them all.
     let here = centre(MAN.0, MAN.1, 11);
-    sqlx::query(
-        "INSERT INTO canonical.entities (id, display_name, categories, location_lat, location_lng, name_key, score_confidence)
-         SELECT gen_random_uuid(), 'Counted ' || i, ARRAY['plumber'], $1 + (random() - 0.5) * 0.04,
-                $2 + (random() - 0.5) * 0.06, 'counted ' || i, 0.5
-         FROM generate_series(1, 3000) AS i",
-    )
-    .bind(here.0)
-    .bind(here.1)
-    .execute(app.pool())
-    .await
-    .unwrap();
+    scatter(&app, "Counted", here, (0.04, 0.06)).await;
     let path = |z: u32, filter: &str| {
         let (x, y, _, _) = tile_of(here.0, here.1, z);
         format!("/tiles/{z}/{x}/{y}.mvt{filter}")
