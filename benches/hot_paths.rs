@@ -260,7 +260,10 @@ async fn run() -> anyhow::Result<()> {
         ),
     ];
     for workload in &mut workloads {
-        workload.search_session = workload.name.starts_with("search");
+        // Searches and tiles are read through the search pool (custom plans, no parallel
+        // workers): pgbench replays them in the same session settings.
+        workload.search_session =
+            workload.name.starts_with("search") || workload.name.starts_with("tile");
     }
     // `BENCH_HOT_ONLY=by id,list` keeps the rows whose names contain one of the parts (for
     // profiling one path); processing runs only when POST is kept.
