@@ -10,7 +10,8 @@
 //! entity/listing/request by id, the entity list (`limit=100`: its first page, and the page after
 //! the middle row, through a cursor), a search (a category within 1 km), GraphQL's entity by id,
 //! nested provenance and `entitiesNear` page, the entities in a box (`bbox`), map tiles at z4,
-//! z10 and z14 over a city and a rural region (one client each, judged by their p99),
+//! z10, z12, z13 and z14 over a city and at z4, z10 and z14 over a rural region (one client
+//! each, judged by their p99),
 //! an entry post (fsync on), then processing of everything posted with the default transformer
 //! loops, and the server's peak RSS over the whole run. Figures are printed, never asserted.
 //!
@@ -246,6 +247,9 @@ async fn run() -> anyhow::Result<()> {
         ),
         tile("tile z4 (city)", MANCHESTER, 4),
         tile("tile z10 (city)", MANCHESTER, 10),
+        // The densest tiles read from the records: 16 and 4 times a z14 tile's area.
+        tile("tile z12 (city)", MANCHESTER, 12),
+        tile("tile z13 (city)", MANCHESTER, 13),
         tile("tile z14 (city)", MANCHESTER, 14),
         tile("tile z4 (rural)", RURAL, 4),
         tile("tile z10 (rural)", RURAL, 10),

@@ -7,24 +7,24 @@
 use crate::domain::CanonicalTable;
 use sqlx::PgPool;
 
-/// The finest level: cells of 2^-10 degrees (about 110 m of latitude). The coarser levels are
-/// summed from it.
+/// The finest level: cells of 2^-10 degrees (about 110 m of latitude). Each coarser level is
+/// summed from the one below it, down to `COARSEST_LEVEL`.
 pub const FINEST_LEVEL: i16 = 10;
-/// The levels kept, finest first.
-pub const LEVELS: [i16; 4] = [10, 8, 6, 4];
-/// Tiles of this zoom or less are drawn from the counts (when no filter is asked for): a zoom-11
-/// tile's grid cells are 11 finest cells wide; past it the cells would be too coarse for the grid.
-pub const MAX_ZOOM: i32 = 11;
+/// Cells of 2 degrees, read by a tile of zoom 0 (the whole world in 180 × 90 of them at most).
+pub const COARSEST_LEVEL: i16 = -1;
+/// Tiles of this zoom or less are drawn from the counts (when no filter is asked for): their
+/// level is `FINEST_LEVEL` or coarser.
+pub const MAX_ZOOM: i32 = FINEST_LEVEL as i32 + 1;
 /// How long a rebuild may take (the pools' own statement limit is the request timeout's).
 const REBUILD_TIMEOUT: &str = "10min";
 
-/// The SQL expression of the level a tile of zoom `zoom` (an SQL expression) reads: the coarsest
-/// whose cells are at most a twelfth of the tile's grid cells (22.5 × 2^-z degrees wide), so
-/// that a cell straddling a grid line moves few records to the neighbouring grid cell.
+/// The SQL expression of the level a tile of zoom `zoom` (an SQL expression, at most
+/// `MAX_ZOOM`) reads: level z - 1, whose cells are an eleventh of the tile's grid cells (a grid
+/// cell is 22.5 × 2^-z degrees wide), so that a cell straddling a grid line moves few records
+/// to the neighbouring grid cell, and a tile of any zoom reads at most 180 cells across and as
+/// many down, whatever the number of records in view.
 pub fn level_for_zoom(zoom: &str) -> String {
-    format!(
-        "CASE WHEN {zoom} <= 5 THEN 4 WHEN {zoom} <= 7 THEN 6 WHEN {zoom} <= 9 THEN 8 ELSE {FINEST_LEVEL} END"
-    )
+    format!("({zoom} - 1)")
 }
 
 /// Whether the counts can be read: they were built at least once.
@@ -86,20 +86,23 @@ pub async fn refresh_if_due(pool: &PgPool, max_age_secs: f64) -> sqlx::Result<bo
     ))
     .execute(&mut *tx)
     .await?;
-    // A coarser cell is the sum of the finest cells it holds (`>>` on integers rounds towards
-    // minus infinity, as `floor` does).
-    sqlx::query(&format!(
-        "INSERT INTO canonical.tile_density
-           (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat)
-         SELECT canonical_table, coarser.level, cell_y >> ({FINEST_LEVEL} - coarser.level),
-                cell_x >> ({FINEST_LEVEL} - coarser.level), sum(records), sum(sum_lng), sum(sum_lat)
-         FROM canonical.tile_density, unnest($1::int2[]) AS coarser(level)
-         WHERE tile_density.level = {FINEST_LEVEL}
-         GROUP BY 1, 2, 3, 4"
-    ))
-    .bind(&LEVELS[1..])
-    .execute(&mut *tx)
-    .await?;
+    // Each coarser cell is the sum of the four cells it holds one level finer (`>>` on integers
+    // rounds towards minus infinity, as `floor` does): each level reads the one below it, which
+    // is smaller than the finest.
+    for level in (COARSEST_LEVEL..FINEST_LEVEL).rev() {
+        sqlx::query(
+            "INSERT INTO canonical.tile_density
+               (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat)
+             SELECT canonical_table, $1, cell_y >> 1, cell_x >> 1, sum(records), sum(sum_lng),
+                    sum(sum_lat)
+             FROM canonical.tile_density
+             WHERE level = $1 + 1
+             GROUP BY 1, 3, 4",
+        )
+        .bind(level)
+        .execute(&mut *tx)
+        .await?;
+    }
     sqlx::query("UPDATE canonical.tile_density_state SET refreshed_at = now()")
         .execute(&mut *tx)
         .await?;
