@@ -159,13 +159,7 @@ async fn run() -> anyhow::Result<()> {
                     String::new(),
                     String::new(),
                     "21".into(),
-                ]
-                .into_iter()
-                .chain(
-                    db::nearby::box_params(MANCHESTER.0, MANCHESTER.1, 1000.0)
-                        .map(|edge| edge.to_string()),
-                )
-                .collect(),
+                ],
             )),
         },
     ];

@@ -1,11 +1,17 @@
-//! Canonical records nearest a point, within a radius, nearest first: the search service's
-//! spatial predicate (the circle's box of longitudes and latitudes, `geo::circle_box`, over the
-//! GiST index on `location::geometry`, then the sphere distance) without its text part. Keyset-paged
-//! on (distance, id).
+//! Canonical records nearest a point, within a radius, nearest first, keyset-paged on
+//! (distance, id): the search service's spatial predicate (sphere distance within the radius)
+//! without its text part.
+//!
+//! Read nearest first through the `geography` GiST index's KNN order (`<->`, the sphere distance),
+//! so a page reads about its own rows and the rows of the pages before it, not every record of
+//! the circle (at 10M records a 1 km circle in a city centre held thousands, read and sorted for
+//! each page of 20). PostgreSQL 15 orders an index scan by `<->` alone, not by (distance, id),
+//! so a page is read twice: the `limit` nearest after the cursor give the distance of the
+//! farthest of them, and every row within that distance (ties included) is sorted on
+//! (distance, id).
 
 use super::canonical::{CanonicalRow, table_name};
 use crate::domain::CanonicalTable;
-use crate::domain::geo::circle_box;
 pub use crate::records::canonical::Near;
 use uuid::Uuid;
 
@@ -18,29 +24,36 @@ pub struct NearQuery {
     pub limit: i64,
 }
 
+/// Added to the page's farthest distance for the index's circle when its rows are read again
+/// (`ST_DWithin` and `<->` may round one distance apart in the last bits, nanometres); the rows
+/// kept are those within that distance by `<->` itself.
+const TIE_MARGIN_M: f64 = 0.001;
+
 /// The statement `records` runs (benches run it in pgbench): $1 latitude, $2 longitude, $3 radius
-/// in metres, $4/$5 the previous page's last distance and id (or NULL), $6 the row limit, $7-$10
-/// the circle's box (west, south, east, north: `box_params`).
+/// in metres, $4/$5 the previous page's last distance and id (or NULL), $6 the row limit.
 pub fn statement(table: CanonicalTable, columns: &str) -> String {
+    let origin = "ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography";
+    let shown_after_cursor = format!(
+        "status NOT IN ('archived', 'withdrawn', 'merged')
+         AND ($4::float8 IS NULL OR (location <-> {origin}, id) > ($4, $5))"
+    );
     format!(
-        "WITH origin AS (SELECT ST_SetSRID(ST_MakePoint($2, $1), 4326)::geography AS point),
-              found AS (
-                SELECT {columns}, ST_Distance(location, origin.point, false) AS distance_m
-                FROM {table}, origin
-                WHERE location::geometry && ST_MakeEnvelope($7, $8, $9, $10, 4326)
-                  AND status NOT IN ('archived', 'withdrawn', 'merged'))
-         SELECT * FROM found
-         WHERE distance_m <= $3 AND ($4::float8 IS NULL OR (distance_m, id) > ($4, $5))
+        "WITH farthest AS MATERIALIZED (
+            SELECT max(distance_m) AS distance_m FROM (
+                SELECT location <-> {origin} AS distance_m
+                FROM {table}
+                WHERE ST_DWithin(location, {origin}, $3, false) AND {shown_after_cursor}
+                ORDER BY location <-> {origin}
+                LIMIT $6) nearest)
+         SELECT {columns}, location <-> {origin} AS distance_m
+         FROM {table}
+         WHERE ST_DWithin(location, {origin}, (SELECT distance_m FROM farthest) + {TIE_MARGIN_M}, false)
+           AND location <-> {origin} <= (SELECT distance_m FROM farthest)
+           AND {shown_after_cursor}
          ORDER BY distance_m, id
          LIMIT $6",
         table = table_name(table)
     )
-}
-
-/// The box parameters ($7-$10) of `statement` for a circle.
-pub fn box_params(latitude: f64, longitude: f64, radius_m: f64) -> [f64; 4] {
-    let (west, south, east, north) = circle_box(latitude, longitude, radius_m);
-    [west, south, east, north]
 }
 
 /// Records of kind `R` near the point, nearest first.
@@ -49,16 +62,13 @@ pub async fn records<'c, R: CanonicalRow>(
     query: &NearQuery,
 ) -> sqlx::Result<Vec<Near<R>>> {
     let (after_distance, after_id) = query.after.unzip();
-    let statement = statement(R::TABLE, R::COLUMNS);
-    let mut bound = sqlx::query_as(&statement)
+    sqlx::query_as(&statement(R::TABLE, R::COLUMNS))
         .bind(query.latitude)
         .bind(query.longitude)
         .bind(query.radius_m)
         .bind(after_distance)
         .bind(after_id)
-        .bind(query.limit);
-    for edge in box_params(query.latitude, query.longitude, query.radius_m) {
-        bound = bound.bind(edge);
-    }
-    bound.fetch_all(pool).await
+        .bind(query.limit)
+        .fetch_all(pool)
+        .await
 }

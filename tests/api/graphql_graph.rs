@@ -356,6 +356,71 @@ async fn entities_near_a_point_come_nearest_first_in_pages_with_their_distance()
     assert_eq!(error["extensions"]["detail"].as_array().unwrap().len(), 3);
 }
 
+/// Records at one place (a building of many businesses) are at one distance: pages cut through
+/// them by id, each record once, and a page is read nearest first (KNN) without losing one.
+#[tokio::test]
+async fn records_tied_at_one_distance_are_paged_by_id_each_once() {
+    let app = TestApp::new().await;
+    let (lat, lng) = (53.4808, -2.2426);
+    let place = |name: String, metres: f64| {
+        let (a, b) = crate::harness::east(lat, lng, metres);
+        (name, a, b)
+    };
+    let mut records: Vec<(String, f64, f64)> = [50.0, 100.0, 150.0]
+        .iter()
+        .enumerate()
+        .map(|(i, m)| place(format!("Near {i}"), *m))
+        .collect();
+    records.extend((0..7).map(|i| place(format!("Tied {i}"), 400.0)));
+    records.extend(
+        [800.0, 900.0]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| place(format!("Far {i}"), *m)),
+    );
+    records.push(place("Outside".into(), 1500.0));
+    let mut ids = std::collections::HashMap::new();
+    for (name, a, b) in &records {
+        let id: String = sqlx::query_scalar(
+            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+             VALUES (gen_random_uuid(), $1, $2, $3, lower($1)) RETURNING id::text",
+        )
+        .bind(name)
+        .bind(a)
+        .bind(b)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+        ids.insert(name.clone(), id);
+    }
+    let mut tied: Vec<&String> = (0..7).map(|i| &ids[&format!("Tied {i}")]).collect();
+    tied.sort();
+    let expected: Vec<&String> = ["Near 0", "Near 1", "Near 2"]
+        .iter()
+        .map(|n| &ids[*n])
+        .chain(tied)
+        .chain(["Far 0", "Far 1"].iter().map(|n| &ids[*n]))
+        .collect();
+
+    let q = "query($after: String) { entitiesNear(latitude: 53.4808, longitude: -2.2426, radiusMeters: 1000, first: 3, after: $after) {
+        edges { distanceMeters node { id } } pageInfo { hasNextPage endCursor } } }";
+    let mut seen = Vec::new();
+    let mut after = Value::Null;
+    for _ in 0..10 {
+        let r = app.graphql(q, json!({"after": after}), None).await;
+        assert!(r.body["errors"].is_null(), "{}", r.text);
+        let page = &r.body["data"]["entitiesNear"];
+        for edge in page["edges"].as_array().unwrap() {
+            seen.push(edge["node"]["id"].as_str().unwrap().to_string());
+        }
+        if page["pageInfo"]["hasNextPage"] != true {
+            break;
+        }
+        after = page["pageInfo"]["endCursor"].clone();
+    }
+    assert_eq!(seen.iter().collect::<Vec<_>>(), expected);
+}
+
 #[tokio::test]
 async fn an_agent_sees_its_own_api_keys_on_the_graph_and_nobody_else_does() {
     let app = TestApp::new().await;
