@@ -421,6 +421,53 @@ async fn records_tied_at_one_distance_are_paged_by_id_each_once() {
     assert_eq!(seen.iter().collect::<Vec<_>>(), expected);
 }
 
+/// A circle across the antimeridian holds the records on both sides, nearest first: the nearest
+/// is across the line, 360 degrees of longitude away from the origin on a flat map.
+#[tokio::test]
+async fn records_near_the_antimeridian_are_found_on_both_sides() {
+    let app = TestApp::new().await;
+    for (name, lng) in [
+        ("West Side", -179.9995),
+        ("East Side", 179.9990),
+        ("Far East", 170.0),
+    ] {
+        app.execute(&format!(
+            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+             VALUES (gen_random_uuid(), '{name}', -16.5, {lng}, lower('{name}'))"
+        ))
+        .await;
+    }
+    let r = app
+        .graphql(
+            "{ entitiesNear(latitude: -16.5, longitude: 179.9999, radiusMeters: 1000, first: 1) {
+                edges { distanceMeters node { displayName } } pageInfo { hasNextPage endCursor } } }",
+            json!({}),
+            None,
+        )
+        .await;
+    let page = &r.body["data"]["entitiesNear"];
+    assert_eq!(
+        page["edges"][0]["node"]["displayName"], "West Side",
+        "{}",
+        r.text
+    );
+    let next = app
+        .graphql(
+            "query($after: String) { entitiesNear(latitude: -16.5, longitude: 179.9999, radiusMeters: 1000, after: $after) {
+                edges { distanceMeters node { displayName } } pageInfo { hasNextPage } } }",
+            json!({"after": page["pageInfo"]["endCursor"]}),
+            None,
+        )
+        .await;
+    let edges = next.body["data"]["entitiesNear"]["edges"]
+        .as_array()
+        .unwrap();
+    assert_eq!(edges.len(), 1, "{}", next.text);
+    assert_eq!(edges[0]["node"]["displayName"], "East Side");
+    let distance = edges[0]["distanceMeters"].as_f64().unwrap();
+    assert!((distance - 96.0).abs() < 2.0, "{distance}");
+}
+
 #[tokio::test]
 async fn an_agent_sees_its_own_api_keys_on_the_graph_and_nobody_else_does() {
     let app = TestApp::new().await;
