@@ -1,6 +1,7 @@
 //! All SQL of the service lives below this module (plus the search query builder).
 pub mod agents;
 pub mod api_keys;
+pub mod bands;
 pub mod batched;
 pub mod canonical;
 pub mod certificates;
