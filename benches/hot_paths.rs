@@ -310,6 +310,7 @@ async fn run() -> anyhow::Result<()> {
         }
     }
     let serving_rss = support::process::peak_rss_kb(server.pid());
+    let (serving_anon, serving_file) = support::process::resident_split_kb(server.pid());
     drop(server);
 
     println!(
@@ -365,12 +366,15 @@ async fn run() -> anyhow::Result<()> {
     };
     let peak = serving_rss.max(processing_rss);
     println!(
-        "{:<5} {:<26} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB)",
+        "{:<5} {:<26} {:>9.1} MB (serving {:.1} MB, processing {:.1} MB; target <= 50 MB); \
+         after serving {:.1} MB anonymous, {:.1} MB of the binary's and libraries' pages",
         label,
         "server peak RSS",
         peak as f64 / 1024.0,
         serving_rss as f64 / 1024.0,
-        processing_rss as f64 / 1024.0
+        processing_rss as f64 / 1024.0,
+        serving_anon as f64 / 1024.0,
+        serving_file as f64 / 1024.0
     );
     for workload in &workloads {
         println!("\n-- {} ran:", workload.name);

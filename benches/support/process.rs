@@ -28,6 +28,20 @@ pub fn peak_rss_kb(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// Resident memory of process `pid` now, in KiB: (anonymous, file-backed: the binary's pages
+/// and the libraries'), from /proc; zeros when it cannot be read.
+pub fn resident_split_kb(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    };
+    (field("RssAnon:"), field("RssFile:"))
+}
+
 /// How this machine's idle CPUs sleep, e.g. "cpuidle haltpoll, guest halt polling 0 ns": on a VM
 /// whose idle vCPUs halt at once, every wake-up of a thread on an idle vCPU goes through the host,
 /// which bounds request/response loops with few connections (docs/bench-log/hot-paths.md, "Reads by id
