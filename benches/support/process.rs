@@ -15,31 +15,32 @@ pub fn chosen(var: &str) -> impl Fn(&str) -> bool {
     move |name| only.is_empty() || only.split(',').any(|part| name.contains(part))
 }
 
+/// A field of /proc/`pid`/status given in kB (`VmHWM:`, `RssAnon:`...); 0 when it cannot be read.
+fn status_kb(status: &str, field: &str) -> u64 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn status_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default()
+}
+
 /// VmHWM (peak resident memory) of process `pid` in KiB; 0 when it cannot be read.
 pub fn peak_rss_kb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        })
-        .unwrap_or(0)
+    status_kb(&status_of(pid), "VmHWM:")
 }
 
 /// Resident memory of process `pid` now, in KiB: (anonymous, file-backed: the binary's pages
 /// and the libraries'), from /proc; zeros when it cannot be read.
 pub fn resident_split_kb(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("RssAnon:"), field("RssFile:"))
+    let status = status_of(pid);
+    (
+        status_kb(&status, "RssAnon:"),
+        status_kb(&status, "RssFile:"),
+    )
 }
 
 /// How this machine's idle CPUs sleep, e.g. "cpuidle haltpoll, guest halt polling 0 ns": on a VM
