@@ -71,3 +71,138 @@ async fn the_nearest_twenty_holders_of_a_key_come_once_each_and_withdrawn_ones_n
         "the record next door comes from the radius"
     );
 }
+
+/// One query for the entry at (`lat`, `lng`) without keys, answering each candidate's name and
+/// distance.
+async fn nearby_names(app: &TestApp, lat: f64, lng: f64) -> Vec<(String, f64)> {
+    let mut conn = app.pool().acquire().await.unwrap();
+    candidates_many(
+        &mut conn,
+        &[CandidateQuery {
+            entry_id: Uuid::now_v7(),
+            latitude: lat,
+            longitude: lng,
+            name_key: "nothing shared",
+            website_key: None,
+            phone_key: None,
+            source_ref: None,
+        }],
+        500.0,
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|(_, c)| (c.name_key.unwrap(), c.distance_m))
+    .collect()
+}
+
+/// At 60° north a degree of longitude is half as long as one of latitude: the 20 records nearest
+/// in degrees (all north) are not the 20 nearest on the sphere (most of them east). The answer is
+/// the latter, nearest first; withdrawn records and records beyond the radius are left out.
+#[tokio::test]
+async fn the_nearest_twenty_within_the_radius_are_the_nearest_on_the_sphere() {
+    let app = TestApp::new().await;
+    let (lat, lng): (f64, f64) = (60.0, 10.0);
+    let metre_lat = 1.0 / 111_194.9;
+    let metre_lng = metre_lat / lat.to_radians().cos();
+    let mut placed: Vec<(String, f64, f64, &str)> = Vec::new();
+    for i in 0..20 {
+        let d = 100.0 + 10.0 * f64::from(i);
+        placed.push((format!("east {i}"), lat, lng + d * metre_lng, "active"));
+        let d = 150.0 + 10.0 * f64::from(i);
+        placed.push((format!("north {i}"), lat + d * metre_lat, lng, "active"));
+    }
+    placed.push(("withdrawn".into(), lat, lng - 5.0 * metre_lng, "withdrawn"));
+    placed.push(("beyond".into(), lat - 520.0 * metre_lat, lng, "active"));
+    for (name, at_lat, at_lng, status) in &placed {
+        sqlx::query(
+            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key, status)
+             VALUES (gen_random_uuid(), $1, $2, $3, $1, $4)",
+        )
+        .bind(name)
+        .bind(at_lat)
+        .bind(at_lng)
+        .bind(status)
+        .execute(app.pool())
+        .await
+        .unwrap();
+    }
+    let mut expected: Vec<(String, f64)> = placed
+        .iter()
+        .filter(|(name, _, _, status)| *status == "active" && name != "beyond")
+        .map(|(name, at_lat, at_lng, _)| {
+            let d =
+                spacetime_records::domain::geo::sphere_distance_m((lat, lng), (*at_lat, *at_lng));
+            (name.clone(), d)
+        })
+        .collect();
+    expected.sort_by(|a, b| a.1.total_cmp(&b.1));
+    expected.truncate(20);
+    let found = nearby_names(&app, lat, lng).await;
+    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    let wanted: Vec<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, wanted, "the 20 nearest on the sphere, nearest first");
+    assert!(names.iter().filter(|n| n.starts_with("east")).count() > 10);
+    for ((_, got), (_, want)) in found.iter().zip(&expected) {
+        assert!((got - want).abs() < 0.01, "distance {got} against {want}");
+    }
+}
+
+/// The nearest record may be across the antimeridian, 360 degrees away on a flat map, behind
+/// 25 records nearer in degrees on the entry's side.
+#[tokio::test]
+async fn the_nearest_record_across_the_antimeridian_comes_first() {
+    let app = TestApp::new().await;
+    app.execute(
+        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+         SELECT gen_random_uuid(), 'Side ' || i, 0.0, 179.9998 - i * 0.0001, 'side ' || i
+         FROM generate_series(1, 25) AS i",
+    )
+    .await;
+    app.execute(
+        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+         VALUES (gen_random_uuid(), 'Across', 0.0, -179.99995, 'across')",
+    )
+    .await;
+    let found = nearby_names(&app, 0.0, 179.9999).await;
+    assert_eq!(found.len(), 20);
+    assert_eq!(found[0].0, "across");
+    assert!(found[0].1 < 17.0, "{found:?}");
+    assert_eq!(found[1].0, "side 1");
+}
+
+/// `canonical.circle_box` (migration 0034) is `domain::geo::circle_box` in SQL.
+#[tokio::test]
+async fn the_circle_box_in_sql_is_the_one_in_rust() {
+    let app = TestApp::new().await;
+    for (lat, lng, radius) in [
+        (53.4808, -2.2426, 500.0),
+        (60.0, 10.0, 37.5),
+        (-33.9, 151.2, 25_000.0),
+        (0.0, 179.9999, 500.0),
+        (0.0, -179.9999, 500.0),
+        (89.99, 0.0, 2_000.0),
+        (-89.99, 45.0, 2_000.0),
+        (10.0, 20.0, 0.0),
+        (45.0, 90.0, 30_000_000.0),
+    ] {
+        let (west, south, east, north) =
+            spacetime_records::domain::geo::circle_box(lat, lng, radius);
+        let (w, s, e, n): (f64, f64, f64, f64) = sqlx::query_as(
+            "SELECT ST_XMin(b), ST_YMin(b), ST_XMax(b), ST_YMax(b)
+             FROM canonical.circle_box($1, $2, $3) AS b",
+        )
+        .bind(lat)
+        .bind(lng)
+        .bind(radius)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+        for (sql, rust) in [(w, west), (s, south), (e, east), (n, north)] {
+            assert!(
+                (sql - rust).abs() < 1e-9,
+                "{lat},{lng},{radius}: {sql} against {rust}"
+            );
+        }
+    }
+}
