@@ -17,7 +17,10 @@
 //!
 //! `cargo bench --bench hot_paths`; `BENCH_HOT_SECONDS=5`, `BENCH_HOT_ROUNDS=2`,
 //! `BENCH_HOT_CONNECTIONS=8` (wrk connections = pgbench clients),
-//! `BENCH_HOT_ONLY=by id,list` (rows whose names contain a part; processing only with the POST row).
+//! `BENCH_HOT_ONLY=by id,list` (rows whose names contain a part; processing only with the POST row),
+//! `BENCH_HOT_PREWARM=true` (read the copy's canonical tables and indexes into the page cache
+//! first, as a server that has run a while holds them: the copy is fresh from disk, and the
+//! template beside it competes for the same memory).
 //! The size is `BENCH_RECORDS` (`100k`, `1M`, `10M`; or this bench's own `BENCH_HOT_ENTITIES`),
 //! default 100k, printed in every row. Each size is seeded once into a template under
 //! target/bench-hot (`strs_bench_hot_seed`, another size `strs_bench_hot_seed_<size>`, e.g.
@@ -139,6 +142,9 @@ async fn run() -> anyhow::Result<()> {
         "{label:<5} tile counts per cell rebuilt in {:.1} s",
         rebuild.elapsed().as_secs_f64()
     );
+    if env_or("BENCH_HOT_PREWARM", false) {
+        prewarm(&pool, &label).await?;
+    }
     // The plan re-observes the base, so each size has its own.
     let bodies = root.join(format!(
         "{}.jsonl",
@@ -954,4 +960,26 @@ fn one_line(sql: &str, width: usize) -> String {
     } else {
         format!("{}…", flat.chars().take(width).collect::<String>())
     }
+}
+
+/// Reads every table and index of the copy's `canonical` schema once (`pg_prewarm`, into the
+/// operating system's page cache, not PostgreSQL's buffers): what a serving database has cached
+/// after a while, when the machine's memory holds it.
+async fn prewarm(pool: &PgPool, label: &str) -> anyhow::Result<()> {
+    let started = Instant::now();
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        .execute(pool)
+        .await?;
+    let pages: i64 = sqlx::query_scalar(
+        "SELECT coalesce(sum(pg_prewarm(c.oid, 'read')), 0)::bigint FROM pg_class c
+         WHERE c.relnamespace = 'canonical'::regnamespace AND c.relkind IN ('r', 'i')",
+    )
+    .fetch_one(pool)
+    .await?;
+    println!(
+        "{label:<5} prewarmed {:.1} GiB of canonical tables and indexes in {:.1} s",
+        pages as f64 * 8192.0 / f64::from(1u32 << 30),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
