@@ -157,9 +157,10 @@ pub async fn candidates_many(
     // The nearest records within the radius are found in two steps over the GiST index of
     // `location::geometry`, whose nearest-first walk reads about its own rows (the `geography`
     // index's walk read 176 pages for 20 rows at 10M records): the sphere distance of the
-    // farthest of the 20 records nearest in degrees bounds the 20th nearest on the sphere (any
-    // 20 records do), and every record within that bound (through its circle's box) is sorted
-    // on the sphere. Both steps measure with the same `ST_Distance`, so a record at the bound is
+    // farthest of the 20 records of the radius's box nearest in degrees bounds the 20th nearest
+    // on the sphere (any 20 records do; fewer are every record of the box, where the circle is
+    // sparse), and every record within that bound (through its circle's box) is sorted on the
+    // sphere. Both steps measure with the same `ST_Distance`, so a record at the bound is
     // never lost to rounding.
     //
     // A key's holders are ranked from its index alone (it carries id, place and status,
@@ -178,6 +179,7 @@ pub async fn candidates_many(
              SELECT least($8, max(ST_Distance(location, q.point, false))) AS bound FROM (
                  SELECT location FROM canonical.entities
                  WHERE status <> 'withdrawn'
+                   AND location::geometry && canonical.circle_box(q.lat, q.lng, $8)
                  ORDER BY location::geometry <-> q.spot LIMIT 20) nearest_in_degrees) b
          CROSS JOIN LATERAL (
              (SELECT id, merged_into_id, distance_m, name_key, website_key, phone_key, source_ref,
