@@ -87,6 +87,14 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
             "model_attributes_type",
         ));
     }
+    // Most bodies are valid: read them untracked, and only a body that fails is read again,
+    // tracking the path its error names (tracking costs something on every member read).
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    if let Ok(value) = T::deserialize(&mut de)
+        && de.end().is_ok()
+    {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| serde_error("body", e))?;
     de.end()

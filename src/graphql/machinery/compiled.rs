@@ -15,9 +15,10 @@
 //!
 //! A plan is trusted only after it has reproduced async-graphql's answer to the request that
 //! taught it, byte for byte; a plan that does not is forgotten and its document stays on the
-//! executor. Values come from the record's one shape (`records/`, its serde form): GraphQL and
-//! serde agree on every scalar admitted here except `DateTime`, which GraphQL writes with
-//! `+00:00` where serde writes `Z`, and is rewritten.
+//! executor. Values come from the record's one shape (`records/`, its serde form), serialised
+//! as REST sends it; the selected members are copied out of that text, no tree of values built.
+//! GraphQL and serde agree on every scalar admitted here except `DateTime`, which GraphQL writes
+//! with `+00:00` where serde writes `Z`, and is rewritten.
 
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::canonical;
@@ -26,9 +27,9 @@ use async_graphql::parser::types::{
     BaseType, DocumentOperations, ExecutableDocument, OperationType, Selection, SelectionSet,
     ServiceDocument, Type, TypeKind, TypeSystemDefinition,
 };
-use async_graphql::{Name, Positioned, Value as ConstValue, Variables};
+use async_graphql::{Positioned, Value as ConstValue, Variables};
 use async_graphql_value::Value as GqlValue;
-use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -50,23 +51,23 @@ impl Root {
         }
     }
 
-    /// The record in its serde form; `None` when it does not exist or the read failed (the
-    /// executor then gives the answer, null or error, as it always has).
-    async fn fetch(self, state: &AppState, id: Uuid) -> Option<Value> {
-        let value = match self {
+    /// The record serialised as REST sends it; `None` when it does not exist or the read failed
+    /// (the executor then gives the answer, null or error, as it always has).
+    async fn fetch(self, state: &AppState, id: Uuid) -> Option<String> {
+        let text = match self {
             Root::Entity => {
-                serde_json::to_value(canonical::record::<Entity>(state, id).await.ok()?)
+                serde_json::to_string(&canonical::record::<Entity>(state, id).await.ok()?)
             }
             Root::Listing => {
-                serde_json::to_value(canonical::record::<Listing>(state, id).await.ok()?)
+                serde_json::to_string(&canonical::record::<Listing>(state, id).await.ok()?)
             }
-            Root::Request => serde_json::to_value(
-                canonical::record::<CanonicalRequest>(state, id)
+            Root::Request => serde_json::to_string(
+                &canonical::record::<CanonicalRequest>(state, id)
                     .await
                     .ok()?,
             ),
         };
-        value.ok()
+        text.ok()
     }
 }
 
@@ -245,7 +246,7 @@ impl Plan {
         for (n, pick) in self.roots.iter().enumerate() {
             let id = match &pick.id {
                 IdSource::Literal(id) => *id,
-                IdSource::Variable(name) => match variables.get(&Name::new(name))? {
+                IdSource::Variable(name) => match variables.get(name.as_str())? {
                     ConstValue::String(text) => text.parse().ok()?,
                     _ => return None,
                 },
@@ -345,8 +346,9 @@ fn write_key(body: &mut Vec<u8>, key: &str) {
     body.extend_from_slice(b"\":");
 }
 
-fn write_object(body: &mut Vec<u8>, record: &Value, fields: &[(String, Source)]) -> Option<()> {
-    let record = record.as_object()?;
+fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -> Option<()> {
+    let record: RawFields = serde_json::from_str(record).ok()?;
+    let mut next = 0;
     body.push(b'{');
     for (n, (key, source)) in fields.iter().enumerate() {
         if n > 0 {
@@ -356,18 +358,26 @@ fn write_object(body: &mut Vec<u8>, record: &Value, fields: &[(String, Source)])
         match source {
             Source::Typename(name) => serde_json::to_writer(&mut *body, name).ok()?,
             // A key the serde form lacks is no plain field: the executor answers.
-            Source::Field { serde_key, value } => write_value(body, record.get(serde_key)?, value)?,
+            Source::Field { serde_key, value } => {
+                write_value(body, record.get(serde_key, &mut next)?, value)?;
+            }
         }
     }
     body.push(b'}');
     Some(())
 }
 
-fn write_value(body: &mut Vec<u8>, value: &Value, shape: &Shape) -> Option<()> {
-    match (shape, value) {
-        (_, Value::Null) => body.extend_from_slice(b"null"),
-        (Shape::Plain, value) => serde_json::to_writer(&mut *body, value).ok()?,
-        (Shape::DateTime, Value::String(text)) => {
+fn write_value(body: &mut Vec<u8>, value: &RawValue, shape: &Shape) -> Option<()> {
+    let text = value.get();
+    if text == "null" {
+        body.extend_from_slice(b"null");
+        return Some(());
+    }
+    match shape {
+        // serde_json wrote it compact, as it writes the executor's answer.
+        Shape::Plain => body.extend_from_slice(text.as_bytes()),
+        Shape::DateTime => {
+            let text: &str = serde_json::from_str(text).ok()?;
             let instant = chrono::DateTime::parse_from_rfc3339(text).ok()?;
             serde_json::to_writer(
                 &mut *body,
@@ -375,9 +385,10 @@ fn write_value(body: &mut Vec<u8>, value: &Value, shape: &Shape) -> Option<()> {
             )
             .ok()?;
         }
-        (Shape::List(inner), Value::Array(items)) => {
+        Shape::List(inner) => {
+            let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
             body.push(b'[');
-            for (n, item) in items.iter().enumerate() {
+            for (n, item) in items.into_iter().enumerate() {
                 if n > 0 {
                     body.push(b',');
                 }
@@ -385,10 +396,50 @@ fn write_value(body: &mut Vec<u8>, value: &Value, shape: &Shape) -> Option<()> {
             }
             body.push(b']');
         }
-        (Shape::Object(fields), value) => write_object(body, value, fields)?,
-        _ => return None,
+        Shape::Object(fields) => write_object(body, text, fields)?,
     }
     Some(())
+}
+
+/// An object's members in the order serde wrote them, each value still its JSON text: the
+/// selected ones are copied out without building a tree of values.
+struct RawFields<'a>(Vec<(&'a str, &'a RawValue)>);
+
+impl<'a> RawFields<'a> {
+    /// The member named `key`, searched from `next` on: a selection usually follows the
+    /// record's own order, so each lookup is a step or two.
+    fn get(&self, key: &str, next: &mut usize) -> Option<&'a RawValue> {
+        let members = &self.0;
+        let at = (*next..members.len())
+            .chain(0..*next)
+            .find(|&i| members[i].0 == key)?;
+        *next = at + 1;
+        Some(members[at].1)
+    }
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RawFields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Members<'a> {
+            type Value = RawFields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            // A key with escapes cannot be borrowed and fails here: the executor answers.
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(48));
+                while let Some(member) = map.next_entry::<&'de str, &'de RawValue>()? {
+                    members.push(member);
+                }
+                Ok(RawFields(members))
+            }
+        }
+        deserializer.deserialize_map(Members(std::marker::PhantomData))
+    }
 }
 
 #[cfg(test)]
