@@ -209,6 +209,20 @@ async fn aliases_literals_and_several_roots_compile_and_anything_unusual_falls_b
         );
     }
 
+    // An operation name the anonymous document does not have is the executor's error, plan or not.
+    let named = app
+        .post(
+            "/graphql",
+            json!({"query": document, "variables": {"id": a}, "operationName": "Other"}),
+        )
+        .await;
+    assert_eq!(named.status, 200, "{}", named.text);
+    assert!(named.body["data"].is_null(), "{}", named.text);
+    assert_eq!(
+        named.body["errors"][0]["message"],
+        "Unknown operation named \"Other\""
+    );
+
     // A merged record's id answers with its survivor, through the plan as through REST.
     let merged = app
         .post_as(

@@ -173,7 +173,10 @@ async fn execute(
             return http::answer(media, &async_graphql::Response::from_errors(vec![refused]));
         }
     };
-    if let Some(plan) = admitted.plan()
+    // A plan's document is one anonymous operation: a request naming an operation is answered
+    // by the executor (with its error).
+    if request.operation_name.is_none()
+        && let Some(plan) = admitted.plan()
         && let Some(body) = plan.run(state, &request.variables).await
     {
         crate::telemetry::record_compiled_answer();
