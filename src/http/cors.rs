@@ -10,6 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderName, Method, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use std::sync::Arc;
 use std::time::Duration;
 use tower::{Layer, ServiceExt};
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -27,8 +28,9 @@ pub fn is_public_read(path: &str) -> bool {
         || path.starts_with("/api/v1/exports/")
 }
 
-/// The configured policy; `None` when `STRS_CORS_ORIGINS` is empty.
-pub fn policy(config: &Config) -> Option<CorsLayer> {
+/// The configured policy; `None` when `STRS_CORS_ORIGINS` is empty. Shared: the middleware's
+/// state is cloned for every request, and a `CorsLayer` clone copies its header lists.
+pub fn policy(config: &Config) -> Option<Arc<CorsLayer>> {
     let origins: Vec<&str> = config
         .cors_origins
         .iter()
@@ -44,7 +46,7 @@ pub fn policy(config: &Config) -> Option<CorsLayer> {
         // `Config::validate` has checked that each parses.
         AllowOrigin::list(origins.iter().filter_map(|o| o.parse().ok()))
     };
-    Some(
+    Some(Arc::new(
         CorsLayer::new()
             .allow_origin(allow)
             .allow_methods([Method::GET, Method::HEAD, Method::POST])
@@ -59,14 +61,14 @@ pub fn policy(config: &Config) -> Option<CorsLayer> {
                 header::RETRY_AFTER,
             ])
             .max_age(PREFLIGHT_MAX_AGE),
-    )
+    ))
 }
 
 /// Applies the policy to the public read routes only. Outside the edge middleware, so that a
 /// preflight is answered at once and an error answer (503, 429) still carries the headers a
 /// browser needs to show it to the page.
 pub async fn cors(
-    State(policy): State<Option<CorsLayer>>,
+    State(policy): State<Option<Arc<CorsLayer>>>,
     request: Request,
     next: Next,
 ) -> Response {
