@@ -223,6 +223,33 @@ async fn aliases_literals_and_several_roots_compile_and_anything_unusual_falls_b
         "Unknown operation named \"Other\""
     );
 
+    // Bodies the plan's reading must not take for plain ones: an array is refused, and
+    // extensions or an explicit null operation name answer as the executor does.
+    let array = app.post("/graphql", json!([document, {"id": a}])).await;
+    assert_eq!(array.status, 400, "{}", array.text);
+    for body in [
+        json!({"query": document, "variables": {"id": a}, "operationName": null}),
+        json!({"query": document, "variables": {"id": a}, "extensions": {}}),
+    ] {
+        let answer = app.post("/graphql", body.clone()).await;
+        assert_eq!(answer.status, 200, "{body}: {}", answer.text);
+        assert_eq!(answer.text, known.text, "{body}");
+    }
+    // A variable given twice is its last value, as in the executor's map.
+    let twice = format!(
+        r#"{{"query": {}, "variables": {{"id": "not an id", "id": "{a}"}}}}"#,
+        json!(document)
+    );
+    let answer = app
+        .send(
+            axum::http::Request::post("/graphql")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(twice))
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(answer.text, known.text);
+
     // A merged record's id answers with its survivor, through the plan as through REST.
     let merged = app
         .post_as(

@@ -240,16 +240,13 @@ impl Plan {
     }
 
     /// The response body, or `None` when the executor must answer.
-    pub async fn run(&self, state: &AppState, variables: &Variables) -> Option<Vec<u8>> {
+    pub async fn run(&self, state: &AppState, variables: &impl Ids) -> Option<Vec<u8>> {
         let mut body = Vec::with_capacity(2048);
         body.extend_from_slice(b"{\"data\":{");
         for (n, pick) in self.roots.iter().enumerate() {
             let id = match &pick.id {
                 IdSource::Literal(id) => *id,
-                IdSource::Variable(name) => match variables.get(name.as_str())? {
-                    ConstValue::String(text) => text.parse().ok()?,
-                    _ => return None,
-                },
+                IdSource::Variable(name) => variables.id(name)?,
             };
             let record = pick.root.fetch(state, id).await?;
             if n > 0 {
@@ -260,6 +257,31 @@ impl Plan {
         }
         body.extend_from_slice(b"}}");
         Some(body)
+    }
+}
+
+/// A request's variables, as far as a plan reads them: the id a variable names, when it is a
+/// string that parses as one.
+pub trait Ids {
+    fn id(&self, name: &str) -> Option<Uuid>;
+}
+
+/// The variables async-graphql parsed.
+impl Ids for Variables {
+    fn id(&self, name: &str) -> Option<Uuid> {
+        match self.get(name)? {
+            ConstValue::String(text) => text.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// The variables of a body read without async-graphql (`handler`): a variable given twice is
+/// its last value, as when they are parsed into a map.
+impl Ids for RawFields<'_> {
+    fn id(&self, name: &str) -> Option<Uuid> {
+        let (_, value) = self.0.iter().rev().find(|(key, _)| *key == name)?;
+        serde_json::from_str::<&str>(value.get()).ok()?.parse().ok()
     }
 }
 
@@ -403,7 +425,8 @@ fn write_value(body: &mut Vec<u8>, value: &RawValue, shape: &Shape) -> Option<()
 
 /// An object's members in the order serde wrote them, each value still its JSON text: the
 /// selected ones are copied out without building a tree of values.
-struct RawFields<'a>(Vec<(&'a str, &'a RawValue)>);
+#[derive(Default)]
+pub struct RawFields<'a>(Vec<(&'a str, &'a RawValue)>);
 
 impl<'a> RawFields<'a> {
     /// The member named `key`, searched from `next` on: a selection usually follows the

@@ -2,6 +2,7 @@
 //! same size limit, media-type check and authentication as every REST route; media types and
 //! statuses follow the GraphQL-over-HTTP spec (`graphql::http`).
 
+use super::compiled::RawFields;
 use super::http::{self, Media};
 use super::limits::LimitedSchema;
 use crate::error::AppError;
@@ -12,6 +13,9 @@ use axum::Extension;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// Body: `{"query": "...", "variables": {...}, "operationName": "..."}`. The answer's media type
 /// follows `Accept` (`graphql::http`): `application/graphql-response+json` with 400 for request
@@ -34,6 +38,9 @@ pub async fn graphql_post(
     let ctx = context(&parts, &state).await?;
     let (headers, bytes) = read_body(Request::from_parts(parts, body), &state).await?;
     require_json(&headers)?;
+    if let Some(answer) = by_plan(&state, &schema, &bytes, media).await {
+        return Ok(answer);
+    }
     let request: async_graphql::Request = match parse_json(&bytes) {
         Ok(request) => request,
         Err(AppError::Validation(items)) => return Ok(not_a_graphql_request(media, &items)),
@@ -43,6 +50,48 @@ pub async fn graphql_post(
         return Ok(missing_query(media, &["body", "query"]));
     }
     Ok(execute(&state, &schema, request, ctx, media).await)
+}
+
+/// The body of a request whose document has a compiled plan, read without building
+/// async-graphql's request: the text, and the variables' values as JSON.
+#[derive(Deserialize)]
+struct PlainRead<'a> {
+    #[serde(borrow)]
+    query: Cow<'a, str>,
+    #[serde(default, borrow)]
+    variables: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "operationName")]
+    operation_name: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    extensions: Option<&'a RawValue>,
+}
+
+/// The answer of the document's compiled plan, when it has one and the request is a plain one:
+/// a JSON object, no operation name (a plan's document is one anonymous operation), no
+/// extensions (a persisted query). Anything else, or a plan that cannot answer, is `None`, and
+/// the request goes the executor's way as if this had not been tried.
+async fn by_plan(
+    state: &AppState,
+    schema: &LimitedSchema,
+    bytes: &[u8],
+    media: Media,
+) -> Option<Response> {
+    // serde reads a struct from an array too; the executor's way refuses anything but an object.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let read: PlainRead = serde_json::from_slice(bytes).ok()?;
+    if read.operation_name.is_some() || read.extensions.is_some() {
+        return None;
+    }
+    let admitted = schema.planned(&read.query)?;
+    let variables: RawFields = match read.variables {
+        Some(raw) => serde_json::from_str(raw.get()).ok()?,
+        None => RawFields::default(),
+    };
+    let body = admitted.plan()?.run(state, &variables).await?;
+    crate::telemetry::record_compiled_answer();
+    Some(http::body(media, StatusCode::OK, body))
 }
 
 /// A document, or a persisted query's hash in place of one.

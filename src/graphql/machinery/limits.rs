@@ -194,6 +194,13 @@ impl LimitedSchema {
         self.persisted.resolve(request)
     }
 
+    /// The cached document `query`, when a plan was learnt for it.
+    pub fn planned(&self, query: &str) -> Option<Arc<Admitted>> {
+        self.parsed
+            .get(query)
+            .filter(|admitted| admitted.plan().is_some())
+    }
+
     /// Resolves a persisted query, parses the document (or takes it from the cache) and checks
     /// its shape. Documents up to `MAX_CACHED_DOCUMENT_BYTES` are kept for the next request.
     pub fn admit(&self, request: &mut Request) -> ServerResult<Arc<Admitted>> {
