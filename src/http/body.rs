@@ -77,10 +77,17 @@ pub fn require_json(headers: &HeaderMap) -> Result<(), AppError> {
     }
 }
 
+/// Whether a body can be a JSON object: serde would happily read a struct from a JSON array,
+/// and every body here is an object. (An empty body passes, and fails as JSON.)
+pub fn may_be_object(bytes: &[u8]) -> bool {
+    bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_none_or(|b| *b == b'{')
+}
+
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, AppError> {
-    // serde would happily read a struct from a JSON array; every body here is an object.
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first.is_some_and(|b| *b != b'{') {
+    if !may_be_object(bytes) {
         return Err(AppError::invalid(
             &["body"],
             "the body must be a JSON object",

@@ -14,7 +14,7 @@ pub mod host;
 pub mod json;
 mod unread;
 
-pub use body::{parse_json, read_body, read_body_limited, require_json};
+pub use body::{may_be_object, parse_json, read_body, read_body_limited, require_json};
 pub use credentials::{Auth, MaybeAuth, authenticate, bearer, context};
 pub use error_response::{ErrorBody, ValidationErrorBody, parameter_error};
 pub use extract::{OptionalJson, UuidPath, UuidPathPair, ValidJson, ValidQuery};

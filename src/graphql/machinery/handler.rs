@@ -6,7 +6,7 @@ use super::compiled::RawFields;
 use super::http::{self, Media};
 use super::limits::LimitedSchema;
 use crate::error::AppError;
-use crate::http::{context, parse_json, read_body, require_json};
+use crate::http::{context, may_be_object, parse_json, read_body, require_json};
 use crate::state::AppState;
 use async_graphql::parser::types::OperationType;
 use axum::Extension;
@@ -76,8 +76,7 @@ async fn by_plan(
     bytes: &[u8],
     media: Media,
 ) -> Option<Response> {
-    // serde reads a struct from an array too; the executor's way refuses anything but an object.
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    if !may_be_object(bytes) {
         return None;
     }
     let read: PlainRead = serde_json::from_slice(bytes).ok()?;
