@@ -2,8 +2,8 @@
 //! million by default), next to pgbench running the very same statement (the ceiling) in the same
 //! run.
 //!
-//! For each shape (city + 1 km, city + 10 km, rural + 100 km; a selective name, a broad category,
-//! a misspelt name) it prints: peak throughput with `BENCH_SEARCH_CONCURRENCY` closed-loop clients,
+//! For each shape (city + 1 km, city + 10 km, rural + 100 km, and nearest first from the city
+//! without a radius; a selective name, a broad category, a misspelt name) it prints: peak throughput with `BENCH_SEARCH_CONCURRENCY` closed-loop clients,
 //! p50/p99 latency at half of that peak (open loop, fixed arrival rate), pgbench's throughput for
 //! the same SQL, the ratio, and whether the plan used the GiST/GIN indexes. Peak and pgbench take
 //! turns for `BENCH_SEARCH_ROUNDS` rounds and each keeps its best.
@@ -43,7 +43,8 @@ struct Shape {
     name: String,
     query: String,
     point: (f64, f64),
-    radius_m: i64,
+    /// `None`: no radius, nearest first (`sort=distance`).
+    radius_m: Option<i64>,
 }
 
 impl Shape {
@@ -52,7 +53,8 @@ impl Shape {
             query: Some(self.query.clone()),
             latitude: Some(self.point.0),
             longitude: Some(self.point.1),
-            radius_meters: Some(self.radius_m),
+            radius_meters: self.radius_m,
+            sort: self.radius_m.is_none().then(|| "distance".into()),
             canonical_type: Some("entity".into()),
             ..SearchInput::default()
         }
@@ -60,9 +62,13 @@ impl Shape {
 
     fn path(&self) -> String {
         let query: String = url::form_urlencoded::byte_serialize(self.query.as_bytes()).collect();
+        let place = match self.radius_m {
+            Some(radius) => format!("radius_meters={radius}"),
+            None => "sort=distance".to_string(),
+        };
         format!(
-            "/api/v1/search?query={query}&latitude={}&longitude={}&radius_meters={}&canonical_type=entity",
-            self.point.0, self.point.1, self.radius_m
+            "/api/v1/search?query={query}&latitude={}&longitude={}&{place}&canonical_type=entity",
+            self.point.0, self.point.1
         )
     }
 }
@@ -159,7 +165,8 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// Nine shapes: three places × three kinds of text, with query terms taken from the data itself.
+/// Twelve shapes: three places and nearest first × three kinds of text, with query terms taken
+/// from the data itself.
 async fn shapes(pool: &PgPool) -> anyhow::Result<Vec<Shape>> {
     let manchester = (53.4808, -2.2426);
     let rural = (52.30, -3.60);
@@ -181,9 +188,10 @@ async fn shapes(pool: &PgPool) -> anyhow::Result<Vec<Shape>> {
     let misspelt = misspell(&nearby_name);
     let mut shapes = Vec::new();
     for (place, point, radius_m) in [
-        ("city+1km", manchester, 1_000),
-        ("city+10km", manchester, 10_000),
-        ("rural+100km", rural, 100_000),
+        ("city+1km", manchester, Some(1_000)),
+        ("city+10km", manchester, Some(10_000)),
+        ("rural+100km", rural, Some(100_000)),
+        ("city nearest", manchester, None),
     ] {
         for (kind, query) in [
             ("name", &nearby_name),

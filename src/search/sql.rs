@@ -5,7 +5,7 @@
 //! keeps the best n overall. Candidate rows come from the full-text GIN index (the words as typed,
 //! or in the fuzzy step as corrected by `spelling`), which with a radius also holds the grid
 //! cells covering the circle's box of longitudes and latitudes (migration 0026); `sort=distance`
-//! walks the GiST index on `location` nearest first.
+//! reads the records within the distance `nearest` bounds, or within the radius.
 
 use super::request::{CanonicalType, SearchRequest, SortOrder};
 use super::spelling::{CorrectedQuery, Need, WordSpellings, corrected_query};
@@ -194,8 +194,8 @@ impl Statement {
     }
 }
 
-struct TableSpec {
-    name: &'static str,
+pub(super) struct TableSpec {
+    pub(super) name: &'static str,
     /// The record's public columns (as the REST reads return them).
     columns: &'static str,
     /// Numeric columns, sent as JSON strings so decimals keep their exact digits.
@@ -345,7 +345,7 @@ fn applies(spec: &TableSpec, req: &SearchRequest) -> bool {
     !(foreign_type_filter || currency_without_column || missing_dimension)
 }
 
-fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
+pub(super) fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
     let chosen: Vec<&'static TableSpec> = match req.canonical_type {
         CanonicalType::Entity => vec![&ENTITIES],
         CanonicalType::Listing => vec![&LISTINGS],
@@ -358,7 +358,7 @@ fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
         .collect()
 }
 
-fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
+pub(super) fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
     qb.push("ST_SetSRID(ST_MakePoint(")
         .bind(Param::Float(lng))
         .push(", ")
@@ -366,7 +366,13 @@ fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
         .push("), 4326)::geography");
 }
 
-fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &TextQuery) {
+fn push_table(
+    qb: &mut Statement,
+    spec: &TableSpec,
+    req: &SearchRequest,
+    text: &TextQuery,
+    bound: Option<f64>,
+) {
     let label = spec.label;
     // The parts of text relevance (docs/search.md) and the tier, computed on the matching rows;
     // the outer select weighs them.
@@ -398,7 +404,39 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
         }
     }
     qb.push(&format!(" FROM {} WHERE ", spec.name));
-    text.push_candidates(qb, req, label);
+    push_conditions(qb, spec, req, text, bound);
+    if req.sort == SortOrder::Distance
+        && let Some(point) = req.point
+    {
+        // PostgreSQL walks the GiST index nearest first only for an ORDER BY of the distance
+        // alone, not (distance, id): the rows come from the words' index within the bound.
+        qb.push(" ORDER BY location <-> ");
+        push_point(qb, point);
+        qb.push(", id LIMIT ").bind(Param::Int(req.max_results));
+    }
+    // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
+    // use (the name's share twice: in the text score and in the tier).
+    qb.push(" OFFSET 0) AS matched");
+    if let (Some(_), Some(radius), SortOrder::Relevance) = (req.point, req.radius_m, req.sort) {
+        // The subquery's own distance: computed once a row rather than twice. (OFFSET 0 keeps
+        // PostgreSQL from pushing this test down into it.)
+        qb.push(" WHERE distance_m <= ")
+            .bind(Param::Float(radius as f64));
+    }
+    qb.push(")");
+}
+
+/// What a row of `spec` must be to match `req` (one boolean expression): its text, status,
+/// place and filters. With `sort=distance`, `bound` (metres, from `nearest`) narrows the circle:
+/// the n nearest matches are within it.
+pub(super) fn push_conditions(
+    qb: &mut Statement,
+    spec: &TableSpec,
+    req: &SearchRequest,
+    text: &TextQuery,
+    bound: Option<f64>,
+) {
+    text.push_candidates(qb, req, spec.label);
     match req.filters.get("status") {
         Some(statuses) => {
             // A merged record is a redirect to its survivor: search never shows it.
@@ -410,13 +448,16 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
             qb.push(" AND status NOT IN ('archived', 'withdrawn', 'merged')");
         }
     }
-    if let (Some((lat, lng)), Some(radius)) = (req.point, req.radius_m) {
+    let reach = match (req.radius_m.map(|r| r as f64), bound) {
+        (Some(radius), Some(bound)) => Some(radius.min(bound)),
+        (radius, bound) => radius.or(bound),
+    };
+    if let (Some((lat, lng)), Some(radius)) = (req.point, reach) {
         // The grid cells covering the circle's box of longitudes and latitudes (`cells`), in the
         // same GIN index as the words (migration 0026): PostgreSQL estimates a box's rows from the
         // cells' frequencies, and intersects words and cells in one index scan. The sphere distance
         // then keeps the circle: here when the nearest n are read in order, else from the
         // distance the row's score needs anyway (below).
-        let radius = radius as f64;
         qb.push(" AND canonical.cells_at(location_lat, location_lng) && ")
             .bind(Param::BigIntArray(super::cells::radius_cells(
                 lat, lng, radius,
@@ -456,23 +497,6 @@ fn push_table(qb: &mut Statement, spec: &TableSpec, req: &SearchRequest, text: &
             qb.push(&format!(" AND {predicate}"));
         }
     }
-    if req.sort == SortOrder::Distance
-        && let Some(point) = req.point
-    {
-        qb.push(" ORDER BY location <-> ");
-        push_point(qb, point);
-        qb.push(", id LIMIT ").bind(Param::Int(req.max_results));
-    }
-    // OFFSET 0 keeps this a subquery of its own: flattened, the parts would be computed once per
-    // use (the name's share twice: in the text score and in the tier).
-    qb.push(" OFFSET 0) AS matched");
-    if let (Some(_), Some(radius), SortOrder::Relevance) = (req.point, req.radius_m, req.sort) {
-        // The subquery's own distance: computed once a row rather than twice. (OFFSET 0 keeps
-        // PostgreSQL from pushing this test down into it.)
-        qb.push(" WHERE distance_m <= ")
-            .bind(Param::Float(radius as f64));
-    }
-    qb.push(")");
 }
 
 /// The score of a row without its resemblance (unrounded): what `statement` ranks by to find
@@ -542,17 +566,28 @@ fn push_union(
     specs: &[&'static TableSpec],
     req: &SearchRequest,
     text: &TextQuery,
+    bound: Option<f64>,
 ) {
     for (i, spec) in specs.iter().enumerate() {
         if i > 0 {
             qb.push(" UNION ALL ");
         }
-        push_table(qb, spec, req, text);
+        push_table(qb, spec, req, text, bound);
     }
 }
 
 /// The statement for `req`; `None` when no table can match (e.g. a listing-only filter on entities).
 pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
+    statement_within(req, text, None)
+}
+
+/// `statement`, reading with `sort=distance` only the records within `bound` metres of the point
+/// (`nearest::bound`): the same answer when the n nearest matches are within it.
+fn statement_within(
+    req: &SearchRequest,
+    text: &TextQuery,
+    bound: Option<f64>,
+) -> Option<Statement> {
     let specs = tables(req);
     if specs.is_empty() {
         return None;
@@ -568,7 +603,7 @@ pub fn statement(req: &SearchRequest, text: &TextQuery) -> Option<Statement> {
     let prune = matches!(text, TextQuery::Corrected(c) if c.need != Need::Every);
     // The hits are gathered once (a CTE used twice is materialised).
     qb.push("WITH hits AS (");
-    push_union(&mut qb, &specs, req, text);
+    push_union(&mut qb, &specs, req, text, bound);
     qb.push(")");
     if prune {
         qb.push(", complete AS (SELECT country_code FROM hits WHERE tier > 0)");
@@ -688,7 +723,8 @@ async fn run_with(
     text: &TextQuery,
     ran: &mut Option<&mut Vec<Statement>>,
 ) -> Result<Vec<Hit>, sqlx::Error> {
-    let Some(statement) = statement(req, text) else {
+    let bound = super::nearest::bound(conn, req, text, ran).await?;
+    let Some(statement) = statement_within(req, text, bound) else {
         return Ok(Vec::new());
     };
     let hits = bind_all(sqlx::query_as::<_, Hit>(&statement.sql), &statement.params)

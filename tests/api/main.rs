@@ -52,6 +52,7 @@ mod rekey;
 mod review;
 mod scale_out;
 mod search;
+mod search_nearest;
 mod search_typos;
 mod spatial;
 mod status;
