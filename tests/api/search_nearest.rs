@@ -96,13 +96,14 @@ async fn was_bounded(app: &TestApp, query: &str, point: (f64, f64), n: i64) -> b
     let (_, _, ran) = spacetime_records::search::run_recorded(&mut conn, &request)
         .await
         .unwrap();
-    let walk = ran.first().expect("the walk runs first");
+    assert!(ran[0].sql.starts_with("EXPLAIN"), "{}", ran[0].sql);
+    let walk = &ran[1];
     assert!(walk.sql.contains("location::geometry <->"), "{}", walk.sql);
     let plan = spacetime_records::search::explain_statement(&mut conn, walk, "EXPLAIN")
         .await
         .unwrap();
     assert!(plan.contains("entities_location_geometry_idx"), "{plan}");
-    ran[1]
+    ran[2]
         .sql
         .contains("cells_at(location_lat, location_lng) &&")
 }
@@ -143,4 +144,32 @@ async fn nearest_first_answers_the_n_nearest_matches_whether_or_not_a_walk_bound
     assert!(was_bounded(&app, "plumber", MANCHESTER, 10).await);
     assert!(was_bounded(&app, "dentist", DUBLIN, 50).await);
     assert!(!was_bounded(&app, "dentist", MANCHESTER, 10).await);
+}
+
+/// Words PostgreSQL expects to match few records are read and sorted without a walk.
+#[tokio::test]
+async fn rare_words_are_searched_nearest_first_without_a_walk() {
+    let app = seeded().await;
+    let input = SearchInput {
+        query: Some("Corner Plumbing 7".into()),
+        latitude: Some(MANCHESTER.0),
+        longitude: Some(MANCHESTER.1),
+        sort: Some("distance".into()),
+        canonical_type: Some("entity".into()),
+        ..Default::default()
+    };
+    let request = SearchRequest::validate(input, &["query"])
+        .map_err(|e| e.public_message())
+        .unwrap();
+    let mut conn = app.pool().acquire().await.unwrap();
+    let (hits, _, ran) = spacetime_records::search::run_recorded(&mut conn, &request)
+        .await
+        .unwrap();
+    assert_eq!(hits[0].label, "Corner Plumbing 7");
+    assert!(ran[0].sql.starts_with("EXPLAIN"), "{}", ran[0].sql);
+    assert!(
+        !ran.iter().any(|s| s.sql.contains("location::geometry <->")),
+        "{:?}",
+        ran.iter().map(|s| &s.sql).collect::<Vec<_>>()
+    );
 }
