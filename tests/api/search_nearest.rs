@@ -3,7 +3,7 @@
 
 use crate::harness::TestApp;
 use axum::http::StatusCode;
-use spacetime_records::search::{Param, SearchInput, SearchRequest};
+use spacetime_records::search::{Param, SearchInput, SearchRequest, Statement};
 use uuid::Uuid;
 
 const MANCHESTER: (f64, f64) = (53.48, -2.24);
@@ -77,13 +77,17 @@ async fn answered(app: &TestApp, path: &str) -> Vec<Uuid> {
         .collect()
 }
 
-/// Whether the search's statement read only the records within a bound it was given (no radius
-/// was asked: the cells of a circle are the walk's bound), from the statements it ran.
-async fn was_bounded(app: &TestApp, query: &str, point: (f64, f64), n: i64) -> bool {
+/// The n nearest entities having `query`'s words, with the statements the search ran.
+async fn run_nearest(
+    conn: &mut sqlx::PgConnection,
+    query: &str,
+    (lat, lng): (f64, f64),
+    n: i64,
+) -> (Vec<spacetime_records::search::Hit>, Vec<Statement>) {
     let input = SearchInput {
         query: Some(query.into()),
-        latitude: Some(point.0),
-        longitude: Some(point.1),
+        latitude: Some(lat),
+        longitude: Some(lng),
         sort: Some("distance".into()),
         max_results: Some(n),
         canonical_type: Some("entity".into()),
@@ -92,10 +96,17 @@ async fn was_bounded(app: &TestApp, query: &str, point: (f64, f64), n: i64) -> b
     let request = SearchRequest::validate(input, &["query"])
         .map_err(|e| e.public_message())
         .unwrap();
-    let mut conn = app.pool().acquire().await.unwrap();
-    let (_, _, ran) = spacetime_records::search::run_recorded(&mut conn, &request)
+    let (hits, _, ran) = spacetime_records::search::run_recorded(conn, &request)
         .await
         .unwrap();
+    (hits, ran)
+}
+
+/// Whether the search's statement read only the records within a bound it was given (no radius
+/// was asked: the cells of a circle are the walk's bound), from the statements it ran.
+async fn was_bounded(app: &TestApp, query: &str, point: (f64, f64), n: i64) -> bool {
+    let mut conn = app.pool().acquire().await.unwrap();
+    let (_, ran) = run_nearest(&mut conn, query, point, n).await;
     let walk = &ran[0];
     assert!(walk.sql.contains("location::geometry <->"), "{}", walk.sql);
     let plan = spacetime_records::search::explain_statement(&mut conn, walk, "EXPLAIN")
@@ -151,21 +162,8 @@ async fn nearest_first_answers_the_n_nearest_matches_whether_or_not_a_walk_bound
 #[tokio::test]
 async fn rare_words_are_searched_nearest_first_without_a_walk() {
     let app = seeded().await;
-    let input = SearchInput {
-        query: Some("Corner Plumbing 7".into()),
-        latitude: Some(DUBLIN.0),
-        longitude: Some(DUBLIN.1),
-        sort: Some("distance".into()),
-        canonical_type: Some("entity".into()),
-        ..Default::default()
-    };
-    let request = SearchRequest::validate(input, &["query"])
-        .map_err(|e| e.public_message())
-        .unwrap();
     let mut conn = app.pool().acquire().await.unwrap();
-    let (hits, _, ran) = spacetime_records::search::run_recorded(&mut conn, &request)
-        .await
-        .unwrap();
+    let (hits, ran) = run_nearest(&mut conn, "Corner Plumbing 7", DUBLIN, 10).await;
     assert!(hits.iter().any(|hit| hit.label == "Corner Plumbing 7"));
     let walks: Vec<_> = ran
         .iter()
