@@ -22,7 +22,9 @@
 //! expected for 30,038 at 1M records).
 
 use super::request::{SearchRequest, SortOrder};
-use super::sql::{Param, Statement, TextQuery, bind_all, push_conditions, push_point, tables};
+use super::sql::{
+    Param, Statement, TextQuery, bind_all, push_conditions, push_point, push_spot, tables,
+};
 use crate::domain::geo::circle_box;
 
 /// The length of the short walk.
@@ -135,15 +137,6 @@ fn walk(
         ));
     }
     Some(qb)
-}
-
-/// The point as a plain geometry: the degrees the `location::geometry` index orders by.
-fn push_spot(qb: &mut Statement, (lat, lng): (f64, f64)) {
-    qb.push("ST_SetSRID(ST_MakePoint(")
-        .bind(Param::Float(lng))
-        .push(", ")
-        .bind(Param::Float(lat))
-        .push("), 4326)");
 }
 
 /// The bound over every table: each table's n nearest matches within it, or no bound.

@@ -358,12 +358,19 @@ pub(super) fn tables(req: &SearchRequest) -> Vec<&'static TableSpec> {
         .collect()
 }
 
-pub(super) fn push_point(qb: &mut Statement, (lat, lng): (f64, f64)) {
+/// The point as `geography`: sphere distances.
+pub(super) fn push_point(qb: &mut Statement, point: (f64, f64)) {
+    push_spot(qb, point);
+    qb.push("::geography");
+}
+
+/// The point as a plain geometry: the degrees the `location::geometry` index orders by.
+pub(super) fn push_spot(qb: &mut Statement, (lat, lng): (f64, f64)) {
     qb.push("ST_SetSRID(ST_MakePoint(")
         .bind(Param::Float(lng))
         .push(", ")
         .bind(Param::Float(lat))
-        .push("), 4326)::geography");
+        .push("), 4326)");
 }
 
 fn push_table(
