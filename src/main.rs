@@ -132,6 +132,16 @@ enum Admin {
         #[arg(long, default_value_t = 500)]
         batch_size: i64,
     },
+    /// Rewrite the canonical tables in place order (geohash), so that records near each other
+    /// share pages: the transformer's candidates and a search's radius then read a few runs of
+    /// the table instead of rows scattered over it (docs/operations.md, "Place order"). Each
+    /// table is locked against reads and writes while it is rewritten, and needs free disk for
+    /// a copy of itself and its indexes: run it with the servers stopped or in a quiet hour.
+    OrderByPlace {
+        /// entities, listings or requests; all three when left out.
+        #[arg(long)]
+        table: Option<String>,
+    },
 }
 
 /// The operator an admin key names, as the service's callers see it.
@@ -358,6 +368,18 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
                 }
             }
             println!("{}", serde_json::to_string_pretty(&total)?);
+        }
+        Admin::OrderByPlace { table } => {
+            let tables = match table {
+                Some(table) => vec![table_arg(&table)?],
+                None => CanonicalTable::ALL.to_vec(),
+            };
+            for table in tables {
+                let done = services::place_order::order_by_place(state, table)
+                    .await
+                    .map_err(into_anyhow)?;
+                println!("{}", serde_json::to_string(&done)?);
+            }
         }
         Admin::SetAgentStatus { agent_id, status } => {
             let status: AgentStatus = status.parse().map_err(anyhow::Error::msg)?;

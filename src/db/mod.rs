@@ -23,6 +23,7 @@ pub mod nearby;
 pub mod notes;
 pub mod offers;
 pub mod outage;
+pub mod place_order;
 pub mod principals;
 pub mod proposals;
 pub mod provenance;

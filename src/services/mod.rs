@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod names;
 pub mod nearby;
 pub mod notes;
+pub mod place_order;
 pub mod principals;
 pub mod proposals;
 pub mod provenance;

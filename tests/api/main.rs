@@ -43,6 +43,7 @@ mod offer_merges;
 mod ogc;
 mod openapi_document;
 mod paging;
+mod place_order;
 mod principals;
 mod processes;
 mod proposals;
