@@ -8,16 +8,11 @@ use serde_json::{Value, json};
 const CITIES: [(f64, f64); 2] = [(53.4808, -2.2426), (-33.8688, 151.2093)];
 
 fn order_by_place(app: &TestApp, args: &[&str]) -> std::process::Output {
-    let data_dir = crate::harness::tmp_dir().join(format!("cli-place-{}", uuid::Uuid::now_v7()));
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args(["admin", "order-by-place"])
-        .args(args)
-        .env("DATABASE_URL", app.database_url())
-        .env("STRS_DATA_DIR", &data_dir)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(data_dir);
-    output
+    let args: Vec<&str> = ["order-by-place"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    app.admin_cli_output("", &format!("place-{}", uuid::Uuid::now_v7()), &args)
 }
 
 /// The place keys in the order the table holds its rows.

@@ -8,16 +8,8 @@ const LAT: f64 = 53.4790;
 const LNG: f64 = -2.2470;
 
 fn rekey(app: &TestApp, args: &[&str]) -> std::process::Output {
-    let data_dir = crate::harness::tmp_dir().join(format!("cli-rekey-{}", uuid::Uuid::now_v7()));
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_spacetime-records"))
-        .args(["admin", "rekey"])
-        .args(args)
-        .env("DATABASE_URL", app.database_url())
-        .env("STRS_DATA_DIR", &data_dir)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(data_dir);
-    output
+    let args: Vec<&str> = ["rekey"].into_iter().chain(args.iter().copied()).collect();
+    app.admin_cli_output("", &format!("rekey-{}", uuid::Uuid::now_v7()), &args)
 }
 
 /// Every entity as the API shows it, but for when it was last written.
