@@ -6,6 +6,7 @@ use spacetime_records::domain::{AgentStatus, CanonicalTable};
 use spacetime_records::records::canonical::{CanonicalRequest, Entity, Listing};
 use spacetime_records::{app, graphql, services};
 use std::path::PathBuf;
+use std::time::Duration;
 use uuid::Uuid;
 
 #[derive(Parser)]
@@ -141,6 +142,10 @@ enum Admin {
         /// entities, listings or requests; all three when left out.
         #[arg(long)]
         table: Option<String>,
+        /// Give up on a table (and stop) when other transactions hold it for longer than this;
+        /// 0 waits as long as it takes.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=86_400))]
+        lock_wait_secs: u64,
     },
 }
 
@@ -369,13 +374,17 @@ async fn run_admin(state: &spacetime_records::state::AppState, admin: Admin) -> 
             }
             println!("{}", serde_json::to_string_pretty(&total)?);
         }
-        Admin::OrderByPlace { table } => {
+        Admin::OrderByPlace {
+            table,
+            lock_wait_secs,
+        } => {
             let tables = match table {
                 Some(table) => vec![table_arg(&table)?],
                 None => CanonicalTable::ALL.to_vec(),
             };
+            let lock_wait = (lock_wait_secs > 0).then(|| Duration::from_secs(lock_wait_secs));
             for table in tables {
-                let done = services::place_order::order_by_place(state, table)
+                let done = services::place_order::order_by_place(state, table, lock_wait)
                     .await
                     .map_err(into_anyhow)?;
                 println!("{}", serde_json::to_string(&done)?);

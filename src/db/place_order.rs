@@ -15,6 +15,27 @@ fn index_name(table: CanonicalTable) -> &'static str {
     }
 }
 
+/// Makes this transaction give up on a table's lock held by others after `wait` (none: wait as
+/// long as it takes), so that a rewrite started beside live servers fails rather than queue every
+/// request behind it.
+pub async fn limit_lock_wait(
+    conn: &mut PgConnection,
+    wait: Option<std::time::Duration>,
+) -> Result<(), sqlx::Error> {
+    let millis = wait.map_or(0, |wait| wait.as_millis().max(1));
+    sqlx::query(&format!("SET LOCAL lock_timeout = {millis}"))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether `err` is the end of the wait `limit_lock_wait` set (SQLSTATE 55P03).
+pub fn is_lock_wait_over(err: &sqlx::Error) -> bool {
+    err.as_database_error()
+        .and_then(sqlx::error::DatabaseError::code)
+        .is_some_and(|code| code == "55P03")
+}
+
 /// Fresh statistics of `table`, then how closely its rows' physical order follows the place key:
 /// PostgreSQL's correlation of the key's sampled values with their positions (1 in place order,
 /// near 0 for rows written in any other order), `None` for an empty table.

@@ -10,10 +10,10 @@
 
 use crate::db;
 use crate::domain::CanonicalTable;
-use crate::error::AppResult;
+use crate::error::{AppError, AppResult};
 use crate::state::AppState;
 use serde::Serialize;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// What rewriting one table did.
 #[derive(Debug, Clone, Serialize)]
@@ -28,14 +28,38 @@ pub struct PlaceOrdered {
 }
 
 /// Rewrites `table` in place order, in one transaction: the table is locked against reads and
-/// writes until it ends, and needs free disk for a second copy of itself and its indexes.
+/// writes until it ends, and needs free disk for a second copy of itself and its indexes. When
+/// another transaction holds the table longer than `lock_wait` (`None`: no limit), nothing is
+/// rewritten and the answer is a conflict.
 #[tracing::instrument(name = "place_order::order_by_place", skip(state))]
-pub async fn order_by_place(state: &AppState, table: CanonicalTable) -> AppResult<PlaceOrdered> {
+pub async fn order_by_place(
+    state: &AppState,
+    table: CanonicalTable,
+    lock_wait: Option<Duration>,
+) -> AppResult<PlaceOrdered> {
     let started = Instant::now();
     let mut tx = state.pool.begin().await?;
-    let correlation_before = db::place_order::analyzed_correlation(&mut tx, table).await?;
-    let records = db::place_order::rewrite_in_place_order(&mut tx, table).await?;
-    let correlation_after = db::place_order::analyzed_correlation(&mut tx, table).await?;
+    db::place_order::limit_lock_wait(&mut tx, lock_wait).await?;
+    let rewritten = async {
+        let before = db::place_order::analyzed_correlation(&mut tx, table).await?;
+        let records = db::place_order::rewrite_in_place_order(&mut tx, table).await?;
+        let after = db::place_order::analyzed_correlation(&mut tx, table).await?;
+        Ok::<_, sqlx::Error>((before, records, after))
+    }
+    .await;
+    let (correlation_before, records, correlation_after) = match rewritten {
+        Ok(done) => done,
+        Err(err) if db::place_order::is_lock_wait_over(&err) => {
+            return Err(AppError::Conflict {
+                message: format!(
+                    "{} is in use: another transaction held it for longer than the lock wait;                      run this with the servers stopped, or with a longer wait",
+                    table.as_str()
+                ),
+                existing_id: None,
+            });
+        }
+        Err(err) => return Err(err.into()),
+    };
     tx.commit().await?;
     Ok(PlaceOrdered {
         table,

@@ -117,3 +117,31 @@ async fn an_unknown_table_is_refused_and_nothing_is_rewritten() {
     .unwrap();
     assert!(!clustered);
 }
+
+/// A table another transaction holds (here a reader's lock) is given up on after the lock wait,
+/// with nothing rewritten, rather than queueing every request behind the rewrite.
+#[tokio::test]
+async fn a_table_in_use_is_given_up_on_after_the_lock_wait() {
+    let app = TestApp::new().await;
+    let mut reader = app.pool().begin().await.unwrap();
+    sqlx::query("LOCK TABLE canonical.entities IN ACCESS SHARE MODE")
+        .execute(&mut *reader)
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let output = order_by_place(&app, &["--table", "entities", "--lock-wait-secs", "1"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("canonical.entities is in use"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    reader.rollback().await.unwrap();
+
+    let output = order_by_place(&app, &["--table", "entities", "--lock-wait-secs", "1"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = order_by_place(&app, &["--lock-wait-secs", "-1"]);
+    assert!(!output.status.success());
+}
