@@ -181,3 +181,64 @@ async fn rare_words_are_searched_nearest_first_without_a_walk() {
         "{last}"
     );
 }
+
+/// A misspelt word whose matches are none of the 500 records nearest the point (a dense street
+/// of bakeries) but plenty within 10 km: the corrected step counts the matches within 10 km, is
+/// bounded by that circle, and answers the n nearest, as SQL does over the whole table.
+#[tokio::test]
+async fn a_corrected_step_no_walk_bounds_is_bounded_by_the_first_circle_holding_n_matches() {
+    let app = TestApp::new().await;
+    let point = (52.30, -1.60);
+    app.execute(
+        "INSERT INTO canonical.entities (id, display_name, categories, city, country_code, location_lat, location_lng, name_key)
+         SELECT gen_random_uuid(), 'Loaf ' || i || ' Bakery', ARRAY['bakery'], 'Warwick', 'GB',
+                52.30 + (random() - 0.5) * 0.004, -1.60 + (random() - 0.5) * 0.006, 'loaf ' || i
+         FROM generate_series(1, 600) AS i",
+    )
+    .await;
+    // 20 plumbers 2-6 km east, 30 more far away in Dublin.
+    app.execute(
+        "INSERT INTO canonical.entities (id, display_name, categories, city, country_code, location_lat, location_lng, name_key)
+         SELECT gen_random_uuid(), 'Avon Plumbing ' || i, ARRAY['plumber'], 'Leamington', 'GB',
+                52.30, -1.60 + 0.03 + 0.003 * i, 'avon ' || i
+         FROM generate_series(1, 20) AS i
+         UNION ALL
+         SELECT gen_random_uuid(), 'Liffey Plumbing ' || i, ARRAY['plumber'], 'Dublin', 'IE',
+                53.35, -6.26 + 0.001 * i, 'liffey ' || i
+         FROM generate_series(1, 30) AS i",
+    )
+    .await;
+    app.execute("ANALYZE canonical.entities").await;
+    for n in [10, 20, 25] {
+        let r = app.get(&path("plumbng", point, None, n)).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(r.body["query"]["text_matching"], "fuzzy", "{}", r.body);
+        let got: Vec<Uuid> = r.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|hit| hit["id"].as_str().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            nearest_by_sql(&app, "plumbing", point, None, n).await,
+            "{n}"
+        );
+    }
+    // 10 and 20 are within 10 km; 25 needs Dublin, beyond both circles: unbounded.
+    let mut conn = app.pool().acquire().await.unwrap();
+    for (n, bounded) in [(10, true), (20, true), (25, false)] {
+        let (_, ran) = run_nearest(&mut conn, "plumbng", point, n).await;
+        let rings = ran
+            .iter()
+            .filter(|s| s.sql.starts_with("SELECT (SELECT count(*)"))
+            .count();
+        assert_eq!(rings, if bounded { 1 } else { 2 }, "{n}");
+        let last = &ran.last().unwrap().sql;
+        assert_eq!(
+            last.contains("cells_at(location_lat, location_lng) &&"),
+            bounded,
+            "{n}"
+        );
+    }
+}
