@@ -889,3 +889,81 @@ async fn fewer_results_are_the_head_of_a_longer_answer() {
     }
     assert_eq!(compared, 40);
 }
+
+/// The share of a name's words found in the query parses only the names in which some query
+/// word is a substring (src/search/sql.rs, `push_name_found`). For names with capitals outside
+/// ASCII, LIKE's own characters, hyphens and apostrophes, every hit's text score is the one
+/// computed from all of its name's words.
+#[tokio::test]
+async fn names_the_word_patterns_pass_over_score_as_if_every_name_were_parsed() {
+    let app = TestApp::new().await;
+    let names = [
+        "ÉCOLE ÑANDÚ",
+        "École Ñandú Annexe",
+        "Café-Bar Ñandú",
+        "100% Juice_Bar",
+        "Juice Bar",
+        "Back\\Slash Diner",
+        "Nonna's Kitchen",
+        "Kitchen Garden",
+        "O'Neill's Pub",
+        "Ñandú",
+    ];
+    let records: Vec<Record> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| Record {
+            name: name.to_string(),
+            city: i % 3,
+        })
+        .collect();
+    seed(&app, &records).await;
+    let mut compared = 0;
+    for query in [
+        "école ñandú",
+        "ÑANDÚ",
+        "café-bar",
+        "juice_bar",
+        "100% juice",
+        "back\\slash diner",
+        "nonna's kitchen",
+        "kitchen",
+        "o'neill's pub",
+    ] {
+        let q: String = url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+        let r = app
+            .get(&format!(
+                "/api/v1/search?query={q}&canonical_type=entity&max_results=50"
+            ))
+            .await;
+        assert_eq!(r.status, axum::http::StatusCode::OK, "{query}: {}", r.text);
+        assert_eq!(r.body["query"]["text_matching"], "exact", "{query}");
+        let hits = r.body["results"].as_array().unwrap();
+        assert!(!hits.is_empty(), "{query}");
+        for hit in hits {
+            let id: uuid::Uuid = hit["id"].as_str().unwrap().parse().unwrap();
+            let expected: f64 = sqlx::query_scalar(
+                "SELECT round(((0.35 * (search_document @@ websearch_to_tsquery('simple', $1))::int
+                       + 0.25 * (SELECT coalesce(avg((w = ANY(tsvector_to_array(to_tsvector('simple', $1))))::int), 0)
+                                 FROM unnest(tsvector_to_array(to_tsvector('simple', display_name))) AS w
+                                 WHERE length(w) > 1)
+                       + 0.1 * least(1.0, 10 * ts_rank_cd(search_document, websearch_to_tsquery('simple', $1))))::float8
+                       + 0.3 * ((similarity(display_name, $1) + word_similarity($1, display_name)) / 2))::numeric, 4)::float8
+                 FROM canonical.entities WHERE id = $2",
+            )
+            .bind(query)
+            .bind(id)
+            .fetch_one(app.pool())
+            .await
+            .unwrap();
+            let text = hit["score_parts"]["text"].as_f64().unwrap();
+            assert!(
+                (text - expected).abs() < 1e-3,
+                "{query} → {}: text score {text}, {expected} from every word of the name",
+                hit["label"]
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 15, "{compared} hits compared");
+}
