@@ -76,3 +76,23 @@ pub async fn rewrite_in_place_order(
         .fetch_one(&mut *conn)
         .await
 }
+
+/// Marks `table`'s pages all-visible again (`VACUUM`, on a connection of its own that is closed
+/// afterwards, outside any transaction as `VACUUM` must be). `CLUSTER` writes the new copy with
+/// an empty visibility map, and until a vacuum fills it every index-only scan of the table
+/// (a key's holders, a box's records, the tiles) reads each row's heap page as well; autovacuum
+/// sees no dead rows to bring it there soon.
+pub async fn mark_all_visible(
+    pool: &sqlx::PgPool,
+    table: CanonicalTable,
+) -> Result<(), sqlx::Error> {
+    let mut conn = pool.acquire().await?.detach();
+    // The pool's statement timeout would stop a vacuum of millions of rows.
+    sqlx::query("SET statement_timeout = 0")
+        .execute(&mut conn)
+        .await?;
+    sqlx::query(&format!("VACUUM {}", table_name(table)))
+        .execute(&mut conn)
+        .await?;
+    sqlx::Connection::close(conn).await
+}
