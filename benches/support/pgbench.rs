@@ -77,12 +77,17 @@ pub fn tps(
     command.args(["-T", &options.seconds.to_string()]);
     command.args(["-h", &cluster.socket_dir.to_string_lossy()]);
     command.args(["-p", &cluster.port.to_string(), "-U", "postgres"]);
-    if options.search_session {
-        command.env(
-            "PGOPTIONS",
-            "-c plan_cache_mode=force_custom_plan -c max_parallel_workers_per_gather=0",
-        );
-    }
+    // The service's sessions run with JIT off (`db::SessionLimits`); with it on, a statement whose
+    // estimate crosses `jit_above_cost` (a tile, a broad search at 10M) paid a compilation on
+    // every run and the ceiling read 5-7 r/s where the server did 50-230.
+    command.env(
+        "PGOPTIONS",
+        if options.search_session {
+            "-c jit=off -c plan_cache_mode=force_custom_plan -c max_parallel_workers_per_gather=0"
+        } else {
+            "-c jit=off"
+        },
+    );
     for (name, value) in variables {
         command.arg("-D").arg(format!("{name}={value}"));
     }
