@@ -137,28 +137,32 @@ fn log_text(err: &AppError) -> String {
 async fn process_batch(state: &AppState, size: i64, trigger: &str) -> AppResult<Batch> {
     // A random start on the claim's area order: concurrent workers start in different areas.
     let start: i32 = rand::random();
-    // A panic in the fast path is one more reason to redo the batch carefully, where a panicking
-    // entry is rejected alone.
-    let fast = std::panic::AssertUnwindSafe(try_batch(state, size, start, trigger, Care::Fast));
-    match futures::FutureExt::catch_unwind(fast).await {
-        Ok(Ok(batch)) => Ok(batch),
+    let redo = match try_batch(state, size, start, trigger, Care::Fast).await {
+        Ok(batch) => return Ok(batch),
         // A full disk fails every entry alike: the batch waits (its entries stay pending) rather
         // than being redone entry by entry.
-        Ok(Err(err)) if is_disk_full(&err) => Err(err),
-        Ok(Err(err)) => {
+        Err(Failed::Error(err)) if is_disk_full(&err) => return Err(err),
+        Err(Failed::Error(err)) => {
             tracing::warn!(
                 error = log_text(&err),
                 "transformer batch failed; redoing it entry by entry"
             );
             try_batch(state, size, start, trigger, Care::EntryByEntry).await
         }
-        Err(panic) => {
+        // A panic in the fast path is one more reason to redo the batch carefully, where a
+        // panicking entry is rejected alone.
+        Err(Failed::Panic(panic)) => {
             tracing::error!(
                 cause = panic_text(&panic),
                 "transformer batch panicked; redoing it entry by entry"
             );
             try_batch(state, size, start, trigger, Care::EntryByEntry).await
         }
+    };
+    match redo {
+        Ok(batch) => Ok(batch),
+        Err(Failed::Error(err)) => Err(err),
+        Err(Failed::Panic(panic)) => std::panic::resume_unwind(panic),
     }
 }
 
@@ -169,23 +173,62 @@ struct Batch {
     results: Vec<ProcessResult>,
 }
 
+/// How a batch that did not commit ended.
+enum Failed {
+    Error(AppError),
+    Panic(Box<dyn std::any::Any + Send>),
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Care {
     Fast,
     EntryByEntry,
 }
 
+/// One batch in one transaction. A batch that fails or panics is rolled back here, before the
+/// redo claims again: a transaction merely dropped sends its ROLLBACK only when its connection
+/// is next used (sqlx), and until then its row locks hide the claimed entries from the redo's
+/// `SKIP LOCKED` claim and its advisory locks defer them.
 async fn try_batch(
     state: &AppState,
     size: i64,
     start: i32,
     trigger: &str,
     care: Care,
+) -> Result<Batch, Failed> {
+    let mut tx = state
+        .pool
+        .begin()
+        .await
+        .map_err(|err| Failed::Error(err.into()))?;
+    let run = std::panic::AssertUnwindSafe(claim_and_process(&mut tx, size, start, trigger, care));
+    let failed = match futures::FutureExt::catch_unwind(run).await {
+        Ok(Ok(batch)) => {
+            crate::db::release_buffers(&mut tx);
+            return match tx.commit().await {
+                Ok(()) => Ok(batch),
+                Err(err) => Err(Failed::Error(err.into())),
+            };
+        }
+        Ok(Err(err)) => Failed::Error(err),
+        Err(panic) => Failed::Panic(panic),
+    };
+    // A rollback that fails leaves the connection to sqlx, which closes a broken one; the
+    // batch's own failure is the one to report.
+    let _ = tx.rollback().await;
+    Err(failed)
+}
+
+async fn claim_and_process(
+    tx: &mut PgConnection,
+    size: i64,
+    start: i32,
+    trigger: &str,
+    care: Care,
 ) -> AppResult<Batch> {
-    let mut tx = state.pool.begin().await?;
     // A crash between commit and WAL flush only returns entries to `pending`: they are redone.
-    crate::db::relax_commit_durability(&mut tx).await?;
-    let claimed = entries_db::claim_pending(&mut tx, size, BATCH_SIZE, start).await?;
+    crate::db::relax_commit_durability(tx).await?;
+    let claimed = entries_db::claim_pending(tx, size, BATCH_SIZE, start).await?;
     if claimed.is_empty() {
         return Ok(Batch {
             claimed: 0,
@@ -193,10 +236,8 @@ async fn try_batch(
         });
     }
     let claimed_count = claimed.len();
-    let free = defer_locked(&mut tx, claimed).await?;
-    let results = process_claimed(&mut tx, &free, trigger, care).await?;
-    crate::db::release_buffers(&mut tx);
-    tx.commit().await?;
+    let free = defer_locked(tx, claimed).await?;
+    let results = process_claimed(tx, &free, trigger, care).await?;
     Ok(Batch {
         claimed: claimed_count,
         results,
