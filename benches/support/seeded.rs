@@ -157,9 +157,7 @@ async fn mark_all_visible(pool: &PgPool, database: &str) -> anyhow::Result<()> {
     }
     println!("vacuuming {database}: {all_visible} of {pages} pages marked all-visible (once)...");
     let started = Instant::now();
-    sqlx::query("VACUUM ANALYZE canonical.entities")
-        .execute(pool)
-        .await?;
+    db::place_order::mark_all_visible(pool, CanonicalTable::Entities).await?;
     println!(
         "vacuumed {database} in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -181,9 +179,9 @@ async fn order_by_place(
         .await?;
     db::place_order::rewrite_in_place_order(&mut tx, CanonicalTable::Entities).await?;
     tx.commit().await?;
-    // CLUSTER leaves the new copy's visibility map empty: every index-only scan would read the
-    // rows' pages too (as the product's `admin order-by-place` vacuums after it).
-    sqlx::query("VACUUM ANALYZE canonical.entities")
+    // CLUSTER leaves the new copy's visibility map empty: the command's own vacuum fills it.
+    db::place_order::mark_all_visible(pool, CanonicalTable::Entities).await?;
+    sqlx::query("ANALYZE canonical.entities")
         .execute(pool)
         .await?;
     sqlx::query(&format!(
