@@ -133,13 +133,14 @@ pub struct CandidateQuery<'a> {
 }
 
 /// For every query (one statement, whatever their number): the nearest entities within
-/// `radius_m` (GiST) plus the nearest entities sharing an identity key (btree), 20 of each at
-/// most, keyed by the query's `entry_id`; each entity once per query. Withdrawn records are left
-/// out; merged ones are in (matching counts them as their survivor).
+/// `radius_m` (GiST) plus the nearest entities within `key_radius_m` sharing an identity key
+/// (btree), 20 of each at most, keyed by the query's `entry_id`; each entity once per query.
+/// Withdrawn records are left out; merged ones are in (matching counts them as their survivor).
 pub async fn candidates_many(
     conn: &mut PgConnection,
     queries: &[CandidateQuery<'_>],
     radius_m: f64,
+    key_radius_m: f64,
 ) -> Result<Vec<(Uuid, EntityCandidate)>, sqlx::Error> {
     #[derive(sqlx::FromRow)]
     struct Row {
@@ -166,12 +167,18 @@ pub async fn candidates_many(
     // A key's holders are ranked from its index alone (it carries id, place and status,
     // migration 0028), and only the 20 nearest are read from the table: a common name or a
     // switchboard phone has hundreds of holders at 10M records (`<->` is the sphere distance of
-    // `ST_Distance(.., false)` without its per-point set-up).
+    // `ST_Distance(.., false)` without its per-point set-up). The index orders a key's holders
+    // by latitude (migration 0036), so only those of the band of latitudes within
+    // `key_radius_m` are read: a chain's name has holders in every city. The band's half-width
+    // is the radius's angle on the same sphere, slightly enlarged as in `circle_box`, so a holder
+    // within the radius is never outside it.
     let rows: Vec<Row> = sqlx::query_as(
         "WITH q AS MATERIALIZED (
              SELECT entry_id, lat, lng, name_key, website_key, phone_key, source_ref,
                     ST_SetSRID(ST_MakePoint(lng, lat), 4326) AS spot,
-                    ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography AS point
+                    ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography AS point,
+                    lat - degrees($9::float8 / 6371008.7714) * 1.001 - 1e-9 AS south,
+                    lat + degrees($9::float8 / 6371008.7714) * 1.001 + 1e-9 AS north
              FROM UNNEST($1::uuid[], $2::float8[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[])
                  AS u(entry_id, lat, lng, name_key, website_key, phone_key, source_ref))
          SELECT q.entry_id, c.* FROM q
@@ -198,13 +205,18 @@ pub async fn candidates_many(
               WHERE e.id IN (
                   SELECT holder.id FROM (SELECT DISTINCT id, distance_m FROM (
                       SELECT id, location <-> q.point AS distance_m FROM canonical.entities
-                      WHERE name_key = q.name_key AND status <> 'withdrawn'
+                      WHERE name_key = q.name_key AND location_lat BETWEEN q.south AND q.north
+                        AND status <> 'withdrawn'
                       UNION ALL SELECT id, location <-> q.point FROM canonical.entities
-                      WHERE website_key = q.website_key AND status <> 'withdrawn'
+                      WHERE website_key = q.website_key AND location_lat BETWEEN q.south AND q.north
+                        AND status <> 'withdrawn'
                       UNION ALL SELECT id, location <-> q.point FROM canonical.entities
-                      WHERE phone_key = q.phone_key AND status <> 'withdrawn'
+                      WHERE phone_key = q.phone_key AND location_lat BETWEEN q.south AND q.north
+                        AND status <> 'withdrawn'
                       UNION ALL SELECT id, location <-> q.point FROM canonical.entities
-                      WHERE source_ref = q.source_ref AND status <> 'withdrawn') AS holders) AS holder
+                      WHERE source_ref = q.source_ref AND location_lat BETWEEN q.south AND q.north
+                        AND status <> 'withdrawn') AS holders
+                      WHERE distance_m <= $9) AS holder
                   ORDER BY holder.distance_m, holder.id LIMIT 20)
               ORDER BY distance_m LIMIT 20)) c",
     )
@@ -216,6 +228,7 @@ pub async fn candidates_many(
     .bind(queries.iter().map(|q| q.phone_key).collect::<Vec<_>>())
     .bind(queries.iter().map(|q| q.source_ref).collect::<Vec<_>>())
     .bind(radius_m)
+    .bind(key_radius_m)
     .fetch_all(conn)
     .await?;
     let mut seen = std::collections::HashSet::with_capacity(rows.len());

@@ -78,12 +78,21 @@ pub const MATCH_THRESHOLD: f64 = 0.5;
 pub const CANDIDATE_RADIUS_M: f64 = 1000.0;
 /// The database offers the nearest records within this radius (where
 /// proximity earns points), plus the nearest records sharing an identity key
-/// wherever they are. Beyond it, reaching the threshold takes a shared key
+/// within `KEY_CANDIDATE_RADIUS_M`. Beyond it, reaching the threshold takes a shared key
 /// (tested below), so the key search finds every candidate that could win.
 pub const NEARBY_CANDIDATE_RADIUS_M: f64 = 500.0;
 pub const AMBIGUITY_MARGIN: f64 = 0.15;
 /// How far a source record may have moved (re-geocoding) and still be itself.
 pub const SOURCE_REF_RADIUS_M: f64 = 25_000.0;
+/// The farthest a record sharing an identity key is offered as a candidate: the farthest any
+/// rule lets a record win (the same source_ref, or the same street address: asserted below).
+/// Beyond it a key's holders (a chain's branches, namesakes in other cities) could only be
+/// reported as a gated best of a `NoMatch`, and reading them all grew with the data.
+pub const KEY_CANDIDATE_RADIUS_M: f64 = 25_000.0;
+const _: () = assert!(
+    KEY_CANDIDATE_RADIUS_M >= SOURCE_REF_RADIUS_M
+        && KEY_CANDIDATE_RADIUS_M >= SAME_ADDRESS_TEXT_RADIUS_M
+);
 
 /// Proximity points by distance band, nearest band first.
 pub const PROXIMITY_POINTS: [(f64, f64); 3] = [(50.0, 0.30), (150.0, 0.20), (500.0, 0.10)];

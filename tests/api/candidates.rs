@@ -38,6 +38,7 @@ async fn the_nearest_twenty_holders_of_a_key_come_once_each_and_withdrawn_ones_n
             source_ref: None,
         }],
         500.0,
+        25_000.0,
     )
     .await
     .unwrap();
@@ -88,6 +89,7 @@ async fn nearby_names(app: &TestApp, lat: f64, lng: f64) -> Vec<(String, f64)> {
             source_ref: None,
         }],
         500.0,
+        25_000.0,
     )
     .await
     .unwrap()
@@ -205,4 +207,76 @@ async fn the_circle_box_in_sql_is_the_one_in_rust() {
             );
         }
     }
+}
+
+/// A key's holders are offered within the key radius only (25 km, the farthest any rule lets a
+/// record win), read through the band of latitudes the key indexes order them by
+/// (migration 0036): just inside it north, south, east and across the pole, not just outside it
+/// or in another city.
+#[tokio::test]
+async fn holders_of_a_key_are_offered_within_the_key_radius_only() {
+    let app = TestApp::new().await;
+    let metre_lat = 180.0 / (std::f64::consts::PI * 6_371_008.771_4);
+    let (lat, lng): (f64, f64) = (60.0, 10.0);
+    let metre_lng = metre_lat / lat.to_radians().cos();
+    let placed = [
+        ("north inside", lat + 24_990.0 * metre_lat, lng),
+        ("north outside", lat + 25_010.0 * metre_lat, lng),
+        ("south inside", lat - 24_990.0 * metre_lat, lng),
+        ("south outside", lat - 25_010.0 * metre_lat, lng),
+        ("east inside", lat, lng + 24_990.0 * metre_lng),
+        ("east outside", lat, lng + 26_000.0 * metre_lng),
+        ("another city", lat + 2.0, lng),
+        ("another continent", -33.9, 151.2),
+        ("across the pole", 89.9, -170.0),
+        ("a quarter turn round the pole", 89.9, 10.0 + 90.0),
+    ];
+    for (name, at_lat, at_lng) in placed {
+        sqlx::query(
+            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key, phone_key)
+             VALUES (gen_random_uuid(), $1, $2, $3, $1, '+4740000000')",
+        )
+        .bind(name)
+        .bind(at_lat)
+        .bind(at_lng)
+        .execute(app.pool())
+        .await
+        .unwrap();
+    }
+    let holders = |at_lat: f64, at_lng: f64| {
+        let app = &app;
+        async move {
+            let mut conn = app.pool().acquire().await.unwrap();
+            let mut names: Vec<String> = candidates_many(
+                &mut conn,
+                &[CandidateQuery {
+                    entry_id: Uuid::now_v7(),
+                    latitude: at_lat,
+                    longitude: at_lng,
+                    name_key: "nothing shared",
+                    website_key: None,
+                    phone_key: Some("+4740000000"),
+                    source_ref: None,
+                }],
+                500.0,
+                25_000.0,
+            )
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(_, c)| c.name_key.unwrap())
+            .collect();
+            names.sort();
+            names
+        }
+    };
+    assert_eq!(
+        holders(lat, lng).await,
+        ["east inside", "north inside", "south inside"]
+    );
+    // 0.2 degrees of latitude over the pole: 22 km; a quarter turn away at 89.9: 15.7 km.
+    assert_eq!(
+        holders(89.9, 10.0).await,
+        ["a quarter turn round the pole", "across the pole"]
+    );
 }

@@ -11,7 +11,7 @@ use crate::db::entries::SpaceTimeEntry;
 use crate::domain::EntryType;
 use crate::error::AppResult;
 use crate::transform::extract::{self, EntityDraft};
-use crate::transform::matching::{IdentityKeys, NEARBY_CANDIDATE_RADIUS_M};
+use crate::transform::matching::{IdentityKeys, KEY_CANDIDATE_RADIUS_M, NEARBY_CANDIDATE_RADIUS_M};
 use sqlx::PgConnection;
 use std::collections::HashMap;
 use uuid::Uuid;
@@ -74,8 +74,13 @@ impl BatchView {
             .iter()
             .map(|(entry, _)| (entry.id, Vec::new()))
             .collect();
-        for (entry_id, candidate) in
-            entities_db::candidates_many(conn, &queries, NEARBY_CANDIDATE_RADIUS_M).await?
+        for (entry_id, candidate) in entities_db::candidates_many(
+            conn,
+            &queries,
+            NEARBY_CANDIDATE_RADIUS_M,
+            KEY_CANDIDATE_RADIUS_M,
+        )
+        .await?
         {
             fetched.entry(entry_id).or_default().push(candidate);
         }
@@ -113,6 +118,7 @@ impl BatchView {
                 conn,
                 &[query(entry, keys)],
                 NEARBY_CANDIDATE_RADIUS_M,
+                KEY_CANDIDATE_RADIUS_M,
             )
             .await?;
             return Ok(rows.into_iter().map(|(_, c)| c).collect());
@@ -126,7 +132,9 @@ impl BatchView {
                 (entry.latitude, entry.longitude),
                 (written.latitude, written.longitude),
             );
-            if distance_m <= NEARBY_CANDIDATE_RADIUS_M || shares_key(keys, &written.candidate) {
+            if distance_m <= NEARBY_CANDIDATE_RADIUS_M
+                || (distance_m <= KEY_CANDIDATE_RADIUS_M && shares_key(keys, &written.candidate))
+            {
                 current.push(EntityCandidate {
                     distance_m,
                     ..written.candidate.clone()

@@ -1027,3 +1027,48 @@ fn a_record_and_its_merged_duplicate_count_once() {
         "{decision:?}"
     );
 }
+
+/// The candidate query offers a key's holders only within `KEY_CANDIDATE_RADIUS_M`: it relies on
+/// no record beyond it winning, whatever it shares, and on one just inside it winning through a
+/// rule that reaches that far (the same source_ref; the same street address).
+#[test]
+fn beyond_the_key_candidate_radius_nothing_wins_whatever_it_shares() {
+    let everything = IdentityKeys {
+        name_key: Some(name_key("Harbour View Cafe")),
+        website_key: website_key("https://harbourview.example/"),
+        website_host: website_host("https://harbourview.example/"),
+        phone_key: phone_key("0161 496 0000", Some("GB")),
+        source_ref_key: source_ref_key("osm:node/4412"),
+        address_key: super::super::address::address_key("12 Quay Street, Manchester"),
+        city_key: None,
+    };
+    let at = |distance_m: f64| Candidate {
+        id: Uuid::from_u128(21),
+        distance_m,
+        keys: everything.clone(),
+    };
+    assert_no_match(&decide_entity(
+        &everything,
+        &[at(KEY_CANDIDATE_RADIUS_M + 1.0)],
+    ));
+    assert_eq!(
+        matched_id(&decide_entity(&everything, &[at(KEY_CANDIDATE_RADIUS_M)])),
+        Some(Uuid::from_u128(21))
+    );
+    let by_address_only = IdentityKeys {
+        source_ref_key: None,
+        ..everything.clone()
+    };
+    let decision = decide_entity(
+        &by_address_only,
+        &[Candidate {
+            keys: by_address_only.clone(),
+            ..at(KEY_CANDIDATE_RADIUS_M)
+        }],
+    );
+    assert_eq!(
+        matched_id(&decision),
+        Some(Uuid::from_u128(21)),
+        "{decision:?}"
+    );
+}
