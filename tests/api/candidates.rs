@@ -73,9 +73,14 @@ async fn the_nearest_twenty_holders_of_a_key_come_once_each_and_withdrawn_ones_n
     );
 }
 
-/// One query for the entry at (`lat`, `lng`) without keys, answering each candidate's name and
-/// distance.
-async fn nearby_names(app: &TestApp, lat: f64, lng: f64) -> Vec<(String, f64)> {
+/// One query for the entry at (`lat`, `lng`) sharing nothing but `phone_key`, answering each
+/// candidate's name and distance.
+async fn candidate_names(
+    app: &TestApp,
+    lat: f64,
+    lng: f64,
+    phone_key: Option<&str>,
+) -> Vec<(String, f64)> {
     let mut conn = app.pool().acquire().await.unwrap();
     candidates_many(
         &mut conn,
@@ -85,7 +90,7 @@ async fn nearby_names(app: &TestApp, lat: f64, lng: f64) -> Vec<(String, f64)> {
             longitude: lng,
             name_key: "nothing shared",
             website_key: None,
-            phone_key: None,
+            phone_key,
             source_ref: None,
         }],
         500.0,
@@ -140,7 +145,7 @@ async fn the_nearest_twenty_within_the_radius_are_the_nearest_on_the_sphere() {
         .collect();
     expected.sort_by(|a, b| a.1.total_cmp(&b.1));
     expected.truncate(20);
-    let found = nearby_names(&app, lat, lng).await;
+    let found = candidate_names(&app, lat, lng, None).await;
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
     let wanted: Vec<&str> = expected.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, wanted, "the 20 nearest on the sphere, nearest first");
@@ -166,7 +171,7 @@ async fn the_nearest_record_across_the_antimeridian_comes_first() {
          VALUES (gen_random_uuid(), 'Across', 0.0, -179.99995, 'across')",
     )
     .await;
-    let found = nearby_names(&app, 0.0, 179.9999).await;
+    let found = candidate_names(&app, 0.0, 179.9999, None).await;
     assert_eq!(found.len(), 20);
     assert_eq!(found[0].0, "across");
     assert!(found[0].1 < 17.0, "{found:?}");
@@ -246,26 +251,11 @@ async fn holders_of_a_key_are_offered_within_the_key_radius_only() {
     let holders = |at_lat: f64, at_lng: f64| {
         let app = &app;
         async move {
-            let mut conn = app.pool().acquire().await.unwrap();
-            let mut names: Vec<String> = candidates_many(
-                &mut conn,
-                &[CandidateQuery {
-                    entry_id: Uuid::now_v7(),
-                    latitude: at_lat,
-                    longitude: at_lng,
-                    name_key: "nothing shared",
-                    website_key: None,
-                    phone_key: Some("+4740000000"),
-                    source_ref: None,
-                }],
-                500.0,
-                25_000.0,
-            )
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|(_, c)| c.name_key.unwrap())
-            .collect();
+            let mut names: Vec<String> = candidate_names(app, at_lat, at_lng, Some("+4740000000"))
+                .await
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect();
             names.sort();
             names
         }
