@@ -73,6 +73,28 @@ async fn the_nearest_twenty_holders_of_a_key_come_once_each_and_withdrawn_ones_n
     );
 }
 
+/// A record named `name` (its name key too) at `(lat, lng)`.
+async fn place(
+    app: &TestApp,
+    name: &str,
+    (lat, lng): (f64, f64),
+    status: &str,
+    phone_key: Option<&str>,
+) {
+    sqlx::query(
+        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key, status, phone_key)
+         VALUES (gen_random_uuid(), $1, $2, $3, $1, $4, $5)",
+    )
+    .bind(name)
+    .bind(lat)
+    .bind(lng)
+    .bind(status)
+    .bind(phone_key)
+    .execute(app.pool())
+    .await
+    .unwrap();
+}
+
 /// One query for the entry at (`lat`, `lng`) sharing nothing but `phone_key`, answering each
 /// candidate's name and distance.
 async fn candidate_names(
@@ -122,17 +144,7 @@ async fn the_nearest_twenty_within_the_radius_are_the_nearest_on_the_sphere() {
     placed.push(("withdrawn".into(), lat, lng - 5.0 * metre_lng, "withdrawn"));
     placed.push(("beyond".into(), lat - 520.0 * metre_lat, lng, "active"));
     for (name, at_lat, at_lng, status) in &placed {
-        sqlx::query(
-            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key, status)
-             VALUES (gen_random_uuid(), $1, $2, $3, $1, $4)",
-        )
-        .bind(name)
-        .bind(at_lat)
-        .bind(at_lng)
-        .bind(status)
-        .execute(app.pool())
-        .await
-        .unwrap();
+        place(&app, name, (*at_lat, *at_lng), status, None).await;
     }
     let mut expected: Vec<(String, f64)> = placed
         .iter()
@@ -237,16 +249,7 @@ async fn holders_of_a_key_are_offered_within_the_key_radius_only() {
         ("a quarter turn round the pole", 89.9, 10.0 + 90.0),
     ];
     for (name, at_lat, at_lng) in placed {
-        sqlx::query(
-            "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key, phone_key)
-             VALUES (gen_random_uuid(), $1, $2, $3, $1, '+4740000000')",
-        )
-        .bind(name)
-        .bind(at_lat)
-        .bind(at_lng)
-        .execute(app.pool())
-        .await
-        .unwrap();
+        place(&app, name, (at_lat, at_lng), "active", Some("+4740000000")).await;
     }
     let holders = |at_lat: f64, at_lng: f64| {
         let app = &app;
