@@ -80,9 +80,10 @@ pub fn entry_lock_keys(entry: &SpaceTimeEntry) -> Vec<i64> {
         keys.push(lock_key(&format!("src:{kind}"), &src));
     }
     match entry.entry_type {
-        // An entity can only match within CANDIDATE_RADIUS_M, which the cells cover, or through
-        // its source_ref: shared names, websites and phones need no lock of their own, so two
-        // workers in different cities never wait on a common business name.
+        // An entity matches within the radius the cells cover, through its source_ref, or
+        // through one street address written two ways within 25 km, which is not locked
+        // (docs/transformer.md: a rare race, left): shared names, websites and phones have no
+        // lock of their own, so two workers in different cities never wait on a common name.
         EntryType::Entity | EntryType::Observation => {}
         EntryType::Listing | EntryType::Request => {
             let title = entry
