@@ -270,3 +270,50 @@ async fn aliases_literals_and_several_roots_compile_and_anything_unusual_falls_b
         .await;
     assert_eq!(redirected.text, executor.text);
 }
+
+/// Answers of ids that name no record (`null`, which no plan gives) say nothing of a document's
+/// plan: the first answer with a record teaches it. (A document once stayed on the executor for
+/// good when its first request asked for a missing record.)
+#[tokio::test]
+async fn reads_of_missing_records_first_do_not_keep_a_document_from_its_plan() {
+    let app = TestApp::new().await;
+    let admin = app.admin_key().await;
+    let (_, key) = app.register("Missing First").await;
+    let shop = app
+        .publish(
+            &key,
+            &admin,
+            entity_entry("Plan After Nothing", 53.4808, -2.2426, json!({})),
+        )
+        .await;
+    let id = shop["canonical_id"].as_str().unwrap();
+    let document = "query($id: UUID!) { entity(id: $id) { id displayName createdAtTstampUtc } }";
+    for _ in 0..3 {
+        let missing = app
+            .graphql(document, json!({"id": uuid::Uuid::now_v7()}), None)
+            .await;
+        assert_eq!(
+            missing.body,
+            json!({"data": {"entity": null}}),
+            "{}",
+            missing.text
+        );
+    }
+    let taught = app.graphql(document, json!({"id": id}), None).await;
+    assert_eq!(
+        taught.body["data"]["entity"]["displayName"],
+        "Plan After Nothing"
+    );
+    // Many answers, so that other tests' plans running meanwhile cannot make up the count.
+    let before = compiled_so_far(&app).await;
+    for _ in 0..100 {
+        let planned = app.graphql(document, json!({"id": id}), None).await;
+        assert_eq!(planned.text, taught.text);
+    }
+    assert!(compiled_so_far(&app).await >= before + 100);
+    // A missing record is still the executor's `null`.
+    let missing = app
+        .graphql(document, json!({"id": uuid::Uuid::now_v7()}), None)
+        .await;
+    assert_eq!(missing.body, json!({"data": {"entity": null}}));
+}

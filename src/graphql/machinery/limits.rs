@@ -34,6 +34,7 @@ use async_graphql::{
 };
 use futures::StreamExt;
 use futures::stream::BoxStream;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub const MAX_DEPTH: usize = 12;
@@ -112,10 +113,18 @@ pub struct Admitted {
     document: ExecutableDocument,
     /// Kept in the cache, so met again.
     cached: bool,
-    /// Decided after the document's first answer without errors: the plan, or `None` when the
-    /// document does not compile or its plan did not reproduce that answer.
+    /// Decided after an answer without errors: the plan, or `None` when the document does not
+    /// compile, its plan did not reproduce that answer, or it could not answer any of the
+    /// `LEARNING_TRIES` first answers.
     plan: OnceLock<Option<Plan>>,
+    /// Answers a plan could not give (an id naming no record, answered `null`): they say nothing
+    /// of the plan, so the next answer teaches it, up to `LEARNING_TRIES`.
+    unanswered: AtomicU8,
 }
+
+/// How many answers of a document a compiled plan may fail to give before the document stays on
+/// the executor: each costs a compilation and a read more.
+const LEARNING_TRIES: u8 = 8;
 
 impl Admitted {
     /// The plan this document runs by, once one was learnt.
@@ -141,11 +150,22 @@ impl Admitted {
         if self.plan.get().is_some() {
             return;
         }
-        let plan = match Plan::compile(&self.document, &schema.types) {
-            Some(plan) if plan.run(state, variables).await.as_deref() == Some(body) => Some(plan),
-            _ => None,
+        let Some(plan) = Plan::compile(&self.document, &schema.types) else {
+            let _ = self.plan.set(None);
+            return;
         };
-        let _ = self.plan.set(plan);
+        match plan.run(state, variables).await {
+            Some(ran) if ran == body => {
+                let _ = self.plan.set(Some(plan));
+            }
+            Some(_) => {
+                let _ = self.plan.set(None);
+            }
+            None if self.unanswered.fetch_add(1, Ordering::Relaxed) + 1 >= LEARNING_TRIES => {
+                let _ = self.plan.set(None);
+            }
+            None => {}
+        }
     }
 }
 
@@ -218,6 +238,7 @@ impl LimitedSchema {
             document,
             cached,
             plan: OnceLock::new(),
+            unanswered: AtomicU8::new(0),
         });
         if cached {
             self.parsed.insert(request.query.clone(), admitted.clone());
