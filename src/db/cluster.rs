@@ -16,6 +16,9 @@ const CLUSTER_PORT: u16 = 5433;
 const UNIX_SOCKET_PATH_LIMIT: usize = 100;
 const SERVICE_USER: &str = "postgres";
 
+/// The embedded cluster's `max_locks_per_transaction` (see `start`).
+pub const MAX_LOCKS_PER_TRANSACTION: u32 = 256;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
     /// PostgreSQL's defaults (fsync on): for `serve`.
@@ -257,10 +260,16 @@ impl EmbeddedCluster {
     }
 
     fn start(&self, durability: Durability) -> anyhow::Result<()> {
+        // A transformer batch holds up to about a thousand advisory locks until it commits
+        // (`services::transformer::keys`), and PostgreSQL's lock table holds
+        // max_locks_per_transaction × max_connections of them in all: the default 64 would
+        // run out (`out of shared memory`) with a few processes' loops on one database. 256
+        // holds 23 loops' batches at the default 100 connections, for 8 MB more shared memory.
         let mut options = format!(
-            "-p {} -k {} -c listen_addresses=''",
+            "-p {} -k {} -c listen_addresses='' -c max_locks_per_transaction={}",
             self.port,
-            self.socket_dir.display()
+            self.socket_dir.display(),
+            MAX_LOCKS_PER_TRANSACTION
         );
         if durability == Durability::ThrowAway {
             // pg_stat_statements lets tests count the statements one request costs; room for every

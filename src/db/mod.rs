@@ -274,6 +274,18 @@ pub async fn try_advisory_xact_locks(
     .await
 }
 
+/// How many locks PostgreSQL's lock table holds, every session's together (its hash table has
+/// some slack beyond this).
+pub async fn lock_table_slots(pool: &PgPool) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT current_setting('max_locks_per_transaction')::bigint
+                * (current_setting('max_connections')::bigint
+                   + current_setting('max_prepared_transactions')::bigint)",
+    )
+    .fetch_one(pool)
+    .await
+}
+
 /// Gives back what a connection's buffers grew to for a large statement or result (a transformer
 /// batch's writes send some 500 KB): every pooled connection otherwise keeps the largest message
 /// it ever carried for as long as it lives.

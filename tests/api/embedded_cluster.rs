@@ -258,3 +258,42 @@ async fn commands_stop_the_cluster_they_started_and_leave_one_they_found_running
     // Stopping a cluster that is not running is not an error.
     cluster.stop().unwrap();
 }
+
+/// A transformer batch holds up to 1,100 advisory locks until it commits: the embedded cluster's
+/// lock table holds 25 loops' batches (PostgreSQL's default, six), and one session can take a
+/// batch's worth many times over (docs/operations.md, "The lock table").
+#[tokio::test]
+async fn the_embedded_cluster_has_room_for_many_loops_locks() {
+    let dir = fresh_data_dir("locks");
+    let _cleanup = Cleanup(dir.clone());
+    let cluster =
+        EmbeddedCluster::ensure_running(&dir.join("postgres"), None, Durability::Full).unwrap();
+    let pool = spacetime_records::db::connect(&cluster.url("postgres"), 1)
+        .await
+        .unwrap();
+    let per_transaction: String = sqlx::query_scalar("SHOW max_locks_per_transaction")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        per_transaction,
+        cluster::MAX_LOCKS_PER_TRANSACTION.to_string()
+    );
+    let slots = spacetime_records::db::lock_table_slots(&pool)
+        .await
+        .unwrap();
+    let batch = spacetime_records::services::transformer::MAX_LOCKS_PER_BATCH as i64;
+    assert!(slots >= 20 * batch, "{slots} lock slots");
+    let mut tx = pool.begin().await.unwrap();
+    let taken: i64 = sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_try_advisory_xact_lock(i)) FROM generate_series(1, $1) AS i",
+    )
+    .bind(20 * batch)
+    .fetch_one(&mut *tx)
+    .await
+    .unwrap();
+    assert_eq!(taken, 20 * batch);
+    tx.rollback().await.unwrap();
+    pool.close().await;
+    cluster.stop().unwrap();
+}

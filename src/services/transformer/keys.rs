@@ -55,6 +55,10 @@ fn cells(entry: &SpaceTimeEntry) -> Vec<String> {
     all
 }
 
+/// The most locks one entry takes: its cell and the eight around it, its source record, an
+/// offer's title.
+pub const MAX_LOCKS_PER_ENTRY: usize = 11;
+
 /// Every lock the entries need: sorted and without duplicates.
 pub fn lock_keys(entries: &[SpaceTimeEntry]) -> Vec<i64> {
     let mut keys: Vec<i64> = entries.iter().flat_map(entry_lock_keys).collect();

@@ -37,6 +37,9 @@ use uuid::Uuid;
 /// server at 58 MB, 100 at 52 MB for the same CPU per entry; 64 cost 15-30% more CPU per entry.
 const BATCH_SIZE: i64 = 100;
 
+/// The most advisory locks a batch holds until it commits.
+pub const MAX_LOCKS_PER_BATCH: usize = BATCH_SIZE as usize * keys::MAX_LOCKS_PER_ENTRY;
+
 impl From<&SpaceTimeEntry> for ProcessResult {
     fn from(e: &SpaceTimeEntry) -> Self {
         ProcessResult {

@@ -15,6 +15,7 @@ const DRAIN_LIMIT: i64 = 1_000;
 
 /// Runs `loops` drain loops until `stop` turns true; a batch in progress is finished first.
 pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
+    warn_of_a_small_lock_table(&state, loops).await;
     // A counter rather than a Notify: a loop busy draining when a notification arrives still
     // sees the change afterwards, so no wake-up is lost.
     let (wake_tx, wake_rx) = watch::channel(0_u64);
@@ -32,6 +33,29 @@ pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
     }
     listener.abort();
     tracing::info!("transformer worker stopped");
+}
+
+/// Each loop's batch holds up to `MAX_LOCKS_PER_BATCH` advisory locks while it runs, in a lock
+/// table every session and every process on the database shares: past its size, batches fail
+/// with `out of shared memory`. Said at start when this process's loops alone could fill it
+/// (PostgreSQL's default, 64 × 100 connections, holds five loops' batches in all).
+async fn warn_of_a_small_lock_table(state: &AppState, loops: usize) {
+    match crate::db::lock_table_slots(&state.pool).await {
+        Ok(slots) if lock_table_is_small(loops, slots) => tracing::warn!(
+            loops,
+            lock_table_slots = slots,
+            "the database's lock table is small for this many transformer loops: raise \
+             max_locks_per_transaction (docs/operations.md) or lower STRS_TRANSFORMER_LOOPS"
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::debug!(%error, "the lock table's size could not be read"),
+    }
+}
+
+fn lock_table_is_small(loops: usize, slots: i64) -> bool {
+    let wanted =
+        i64::try_from(loops.saturating_mul(super::MAX_LOCKS_PER_BATCH)).unwrap_or(i64::MAX);
+    wanted > slots
 }
 
 /// Runs the task `make` builds until it ends by itself; a task that panics is logged and started
@@ -185,7 +209,7 @@ pub fn spawn(state: AppState, loops: usize) -> (watch::Sender<bool>, tokio::task
 
 #[cfg(test)]
 mod tests {
-    use super::{FailureStreak, supervised};
+    use super::{FailureStreak, lock_table_is_small, supervised};
     use crate::error::AppError;
 
     #[test]
@@ -219,5 +243,16 @@ mod tests {
         })
         .await;
         assert_eq!(runs.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn a_lock_table_is_small_when_this_process_alone_could_fill_it() {
+        // PostgreSQL's default: 64 × 100 connections.
+        assert!(!lock_table_is_small(5, 6_400));
+        assert!(lock_table_is_small(6, 6_400));
+        // The embedded cluster: 256 × 100.
+        assert!(!lock_table_is_small(23, 25_600));
+        assert!(lock_table_is_small(24, 25_600));
+        assert!(lock_table_is_small(usize::MAX, 1 << 40));
     }
 }
