@@ -260,7 +260,7 @@ impl EmbeddedCluster {
     }
 
     fn start(&self, durability: Durability) -> anyhow::Result<()> {
-        // A transformer batch holds up to about a thousand advisory locks until it commits
+        // A transformer batch holds up to 1,100 advisory locks until it commits
         // (`services::transformer::keys`), and PostgreSQL's lock table holds
         // max_locks_per_transaction × max_connections of them in all: the default 64 would
         // run out (`out of shared memory`) with a few processes' loops on one database. 256
