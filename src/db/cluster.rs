@@ -260,11 +260,11 @@ impl EmbeddedCluster {
     }
 
     fn start(&self, durability: Durability) -> anyhow::Result<()> {
-        // A transformer batch holds up to 1,100 advisory locks until it commits
+        // A transformer batch holds up to 1,300 advisory locks until it commits
         // (`services::transformer::keys`), and PostgreSQL's lock table holds
         // max_locks_per_transaction × max_connections of them in all: the default 64 would
         // run out (`out of shared memory`) with a few processes' loops on one database. 256
-        // holds 23 loops' batches at the default 100 connections, for 8 MB more shared memory.
+        // holds 19 loops' batches at the default 100 connections, for 8 MB more shared memory.
         let mut options = format!(
             "-p {} -k {} -c listen_addresses='' -c max_locks_per_transaction={}",
             self.port,

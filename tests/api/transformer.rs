@@ -27,6 +27,22 @@ async fn setup() -> Setup {
     }
 }
 
+/// An admin's context, for calling the transformer's service functions directly.
+fn admin_ctx() -> spacetime_records::ctx::Ctx {
+    spacetime_records::ctx::Ctx {
+        actor: Some(spacetime_records::ctx::Actor {
+            agent_id: uuid::Uuid::nil(),
+            key_id: uuid::Uuid::nil(),
+            principal_id: None,
+            scopes: vec!["admin".into()],
+            agent_status: spacetime_records::domain::AgentStatus::Active,
+            wrote_recently: false,
+        }),
+        request_id: String::new(),
+        client: None,
+    }
+}
+
 fn canonical_id(result: &Value) -> String {
     result["canonical_id"]
         .as_str()
@@ -563,18 +579,7 @@ async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() 
             a.body["id"].as_str().unwrap().to_string(),
             b.body["id"].as_str().unwrap().to_string(),
         ];
-        let ctx = spacetime_records::ctx::Ctx {
-            actor: Some(spacetime_records::ctx::Actor {
-                agent_id: uuid::Uuid::nil(),
-                key_id: uuid::Uuid::nil(),
-                principal_id: None,
-                scopes: vec!["admin".into()],
-                agent_status: spacetime_records::domain::AgentStatus::Active,
-                wrote_recently: false,
-            }),
-            request_id: String::new(),
-            client: None,
-        };
+        let ctx = admin_ctx();
         let tasks: Vec<_> = ids
             .iter()
             .map(|id| {
@@ -1356,4 +1361,76 @@ async fn partial_and_full_batches_claim_exactly_what_they_are_asked_for() {
             .await,
         103
     );
+}
+
+/// One street address written two ways puts two sightings 5 km apart at one place (the
+/// geocoders disagreed); processed at the same moment by two workers they must still make one
+/// entity, as they do one after the other.
+#[tokio::test]
+async fn two_workers_processing_one_address_geocoded_5_km_apart_make_one_entity() {
+    let (far_lat, far_lng) = east(LAT, LNG, 5_000.0);
+    let sightings = |s: &Setup| {
+        [
+            (
+                s.alice.clone(),
+                entity_entry(
+                    "Harbour Fish Bar",
+                    LAT,
+                    LNG,
+                    json!({"address_text": "12 Quay Street, Manchester M3 3JE"}),
+                ),
+            ),
+            (
+                s.bob.clone(),
+                entity_entry(
+                    "Harbour Fish Bar",
+                    far_lat,
+                    far_lng,
+                    json!({"address_text": "12 Quay St"}),
+                ),
+            ),
+        ]
+    };
+    // One after the other: the second is linked to the first's entity.
+    let s = setup().await;
+    let [first, second] = sightings(&s);
+    let created = s.app.publish(&first.0, &s.admin, first.1).await;
+    let linked = s.app.publish(&second.0, &s.admin, second.1).await;
+    assert_eq!(canonical_id(&linked), canonical_id(&created), "{linked}");
+    // At the same moment.
+    for round in 0..5 {
+        let s = setup().await;
+        let mut ids = Vec::new();
+        for (key, body) in sightings(&s) {
+            let posted = s.app.post_entry(&key, body).await;
+            assert_eq!(posted.status, StatusCode::CREATED, "{}", posted.text);
+            ids.push(
+                posted.body["id"]
+                    .as_str()
+                    .unwrap()
+                    .parse::<uuid::Uuid>()
+                    .unwrap(),
+            );
+        }
+        let ctx = admin_ctx();
+        let tasks: Vec<_> = ids
+            .into_iter()
+            .map(|id| {
+                let (state, ctx) = (s.app.state.clone(), ctx.clone());
+                tokio::spawn(async move {
+                    spacetime_records::services::transformer::process_entry(&state, &ctx, id)
+                        .await
+                        .map_err(|e| e.public_message())
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        assert_eq!(
+            s.app.count("SELECT count(*) FROM canonical.entities").await,
+            1,
+            "round {round}"
+        );
+    }
 }

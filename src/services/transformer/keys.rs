@@ -4,7 +4,7 @@
 use crate::db::entries::SpaceTimeEntry;
 use crate::domain::EntryType;
 use crate::transform::matching::IdentityKeys;
-use crate::transform::normalize;
+use crate::transform::{address, extract, normalize};
 use sha2::{Digest, Sha256};
 
 /// Geohash precision 6 is a cell of about 1.2 km × 0.6 km; with its neighbours it covers the
@@ -55,9 +55,9 @@ fn cells(entry: &SpaceTimeEntry) -> Vec<String> {
     all
 }
 
-/// The most locks one entry takes: its cell and the eight around it, its source record, an
-/// offer's title.
-pub const MAX_LOCKS_PER_ENTRY: usize = 11;
+/// The most locks one entry takes: its cell and the eight around it, its source record, and an
+/// entity's three keys at its house number (`address_lock_keys`) or an offer's title.
+pub const MAX_LOCKS_PER_ENTRY: usize = 13;
 
 /// Every lock the entries need: sorted and without duplicates.
 pub fn lock_keys(entries: &[SpaceTimeEntry]) -> Vec<i64> {
@@ -85,10 +85,11 @@ pub fn entry_lock_keys(entry: &SpaceTimeEntry) -> Vec<i64> {
     }
     match entry.entry_type {
         // An entity matches within the radius the cells cover, through its source_ref, or
-        // through one street address written two ways within 25 km, which is not locked
-        // (docs/transformer.md: a rare race, left): shared names, websites and phones have no
+        // through one street address within 25 km: shared names, websites and phones have no
         // lock of their own, so two workers in different cities never wait on a common name.
-        EntryType::Entity | EntryType::Observation => {}
+        EntryType::Entity => address_lock_keys(entry, &mut keys),
+        // An observation carries no street address: no match beyond the cells but its source.
+        EntryType::Observation => {}
         EntryType::Listing | EntryType::Request => {
             let title = entry
                 .context
@@ -104,4 +105,70 @@ pub fn entry_lock_keys(entry: &SpaceTimeEntry) -> Vec<i64> {
         }
     }
     keys
+}
+
+/// One street address written two ways makes two records one place up to 25 km apart
+/// (`matching::SAME_ADDRESS_TEXT_RADIUS_M`), beyond the cells. Such a match needs the two
+/// addresses' house numbers to be equal (or both absent) and the record to be found by the key
+/// search: a shared name, website or phone. So each of the entry's keys at its house number is
+/// a lock: two such sightings processed at once wait for one another (an unrelated entry that
+/// shares a lock is only deferred). The phone is locked by the last 7 digits as written, which
+/// two spellings of one number share, so that no number is parsed twice.
+fn address_lock_keys(entry: &SpaceTimeEntry, keys: &mut Vec<i64>) {
+    let Ok(draft) = extract::entity_draft(&entry.context) else {
+        return;
+    };
+    let Some(address) = draft
+        .common
+        .address_text
+        .as_deref()
+        .and_then(address::address_key)
+    else {
+        return;
+    };
+    let at = format!(
+        "{}:{}",
+        entry.entry_type.as_str(),
+        address.number.as_deref().unwrap_or("-")
+    );
+    let name = normalize::name_key(&draft.display_name);
+    if !name.is_empty() {
+        keys.push(lock_key(&format!("address-name:{at}"), &name));
+    }
+    if let Some(website) = draft
+        .website_url
+        .as_deref()
+        .and_then(normalize::website_key)
+    {
+        keys.push(lock_key(&format!("address-website:{at}"), &website));
+    }
+    if let Some(digits) = draft.phone.as_deref().and_then(last_digits) {
+        keys.push(lock_key(&format!("address-phone:{at}"), &digits));
+    }
+}
+
+/// The last 7 digits of a phone number as written, if it has that many.
+fn last_digits(phone: &str) -> Option<String> {
+    let digits: Vec<char> = phone.chars().filter(char::is_ascii_digit).collect();
+    (digits.len() >= 7).then(|| digits[digits.len() - 7..].iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_digits;
+
+    #[test]
+    fn two_spellings_of_one_number_end_in_the_same_digits() {
+        let written = [
+            "+44 161 496 0000",
+            "0161 496 0000",
+            "(0161) 4960000",
+            "+441614960000",
+        ];
+        for phone in written {
+            assert_eq!(last_digits(phone).as_deref(), Some("4960000"), "{phone}");
+        }
+        assert_eq!(last_digits("496 000"), None);
+        assert_eq!(last_digits("no number"), None);
+    }
 }

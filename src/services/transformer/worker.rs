@@ -38,7 +38,7 @@ pub async fn run(state: AppState, loops: usize, stop: watch::Receiver<bool>) {
 /// Each loop's batch holds up to `MAX_LOCKS_PER_BATCH` advisory locks while it runs, in a lock
 /// table every session and every process on the database shares: past its size, batches fail
 /// with `out of shared memory`. Said at start when this process's loops alone could fill it
-/// (PostgreSQL's default, 64 × 100 connections, holds five loops' batches in all).
+/// (PostgreSQL's default, 64 × 100 connections, holds four loops' batches in all).
 async fn warn_of_a_small_lock_table(state: &AppState, loops: usize) {
     match crate::db::lock_table_slots(&state.pool).await {
         Ok(slots) if lock_table_is_small(loops, slots) => tracing::warn!(
@@ -248,11 +248,11 @@ mod tests {
     #[test]
     fn a_lock_table_is_small_when_this_process_alone_could_fill_it() {
         // PostgreSQL's default: 64 × 100 connections.
-        assert!(!lock_table_is_small(5, 6_400));
-        assert!(lock_table_is_small(6, 6_400));
+        assert!(!lock_table_is_small(4, 6_400));
+        assert!(lock_table_is_small(5, 6_400));
         // The embedded cluster: 256 × 100.
-        assert!(!lock_table_is_small(23, 25_600));
-        assert!(lock_table_is_small(24, 25_600));
+        assert!(!lock_table_is_small(19, 25_600));
+        assert!(lock_table_is_small(20, 25_600));
         assert!(lock_table_is_small(usize::MAX, 1 << 40));
     }
 }
