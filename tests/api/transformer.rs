@@ -43,6 +43,25 @@ fn admin_ctx() -> spacetime_records::ctx::Ctx {
     }
 }
 
+/// Processes each entry in a task of its own, all at once (two workers), as an admin.
+async fn process_at_once(s: &Setup, ids: Vec<uuid::Uuid>) {
+    let ctx = admin_ctx();
+    let tasks: Vec<_> = ids
+        .into_iter()
+        .map(|id| {
+            let (state, ctx) = (s.app.state.clone(), ctx.clone());
+            tokio::spawn(async move {
+                spacetime_records::services::transformer::process_entry(&state, &ctx, id)
+                    .await
+                    .map_err(|e| e.public_message())
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap().unwrap();
+    }
+}
+
 fn canonical_id(result: &Value) -> String {
     result["canonical_id"]
         .as_str()
@@ -579,21 +598,7 @@ async fn two_workers_processing_the_same_new_business_at_once_make_one_entity() 
             a.body["id"].as_str().unwrap().to_string(),
             b.body["id"].as_str().unwrap().to_string(),
         ];
-        let ctx = admin_ctx();
-        let tasks: Vec<_> = ids
-            .iter()
-            .map(|id| {
-                let (state, ctx, id) = (s.app.state.clone(), ctx.clone(), id.parse().unwrap());
-                tokio::spawn(async move {
-                    spacetime_records::services::transformer::process_entry(&state, &ctx, id)
-                        .await
-                        .map_err(|e| e.public_message())
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.unwrap().unwrap();
-        }
+        process_at_once(&s, ids.iter().map(|id| id.parse().unwrap()).collect()).await;
         assert_eq!(
             s.app.count("SELECT count(*) FROM canonical.entities").await,
             1,
@@ -1412,21 +1417,7 @@ async fn two_workers_processing_one_address_geocoded_5_km_apart_make_one_entity(
                     .unwrap(),
             );
         }
-        let ctx = admin_ctx();
-        let tasks: Vec<_> = ids
-            .into_iter()
-            .map(|id| {
-                let (state, ctx) = (s.app.state.clone(), ctx.clone());
-                tokio::spawn(async move {
-                    spacetime_records::services::transformer::process_entry(&state, &ctx, id)
-                        .await
-                        .map_err(|e| e.public_message())
-                })
-            })
-            .collect();
-        for task in tasks {
-            task.await.unwrap().unwrap();
-        }
+        process_at_once(&s, ids).await;
         assert_eq!(
             s.app.count("SELECT count(*) FROM canonical.entities").await,
             1,
