@@ -155,7 +155,78 @@ fn last_digits(phone: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::last_digits;
+    use super::{MAX_LOCKS_PER_ENTRY, entry_lock_keys, last_digits};
+    use crate::db::entries::SpaceTimeEntry;
+    use crate::domain::{EntryIntent, EntryStatus, EntryType};
+    use serde_json::json;
+
+    /// An entry carrying every field a lock is taken for.
+    fn with_everything(entry_type: EntryType) -> SpaceTimeEntry {
+        let now = chrono::Utc::now();
+        SpaceTimeEntry {
+            id: uuid::Uuid::new_v4(),
+            agent_id: uuid::Uuid::new_v4(),
+            entry_type,
+            entry_subtype: None,
+            entry_intent: EntryIntent::Observe,
+            status: EntryStatus::Pending,
+            latitude: 53.4808,
+            longitude: -2.2426,
+            observed_at_tstamp_utc: None,
+            source_type: Some("web".into()),
+            source_ref: Some("https://example.org/places/1".into()),
+            target_canonical_table: None,
+            target_canonical_id: None,
+            geohash: None,
+            location_text: None,
+            valid_from_tstamp_utc: None,
+            valid_to_tstamp_utc: None,
+            idempotency_key: None,
+            context: json!({
+                "display_name": "Martin Cafe",
+                "title": "Martin Cafe lunch",
+                "website_url": "https://martin-cafe.example",
+                "phone": "+44 161 496 0000",
+                "address_text": "12 High Street, Manchester M1 1AA",
+                "city": "Manchester",
+            }),
+            score_confidence: rust_decimal::Decimal::ONE,
+            attachments: Vec::new(),
+            canonical_table: None,
+            canonical_id: None,
+            link_type: None,
+            processing_reason: None,
+            processing_error: None,
+            transformer_run_id: None,
+            processed_at_tstamp_utc: None,
+            created_at_tstamp_utc: now,
+            updated_at_tstamp_utc: now,
+        }
+    }
+
+    /// The lock-table sizes in the docs and the start-up warning are worked out from
+    /// `MAX_LOCKS_PER_ENTRY`: a new lock kind must raise it, or batches could fail with "out of
+    /// shared memory" where the docs promised room.
+    #[test]
+    fn no_entry_takes_more_locks_than_the_bound_and_a_full_entity_takes_all() {
+        for entry_type in [
+            EntryType::Entity,
+            EntryType::Observation,
+            EntryType::Listing,
+            EntryType::Request,
+        ] {
+            let locks = entry_lock_keys(&with_everything(entry_type)).len();
+            assert!(
+                locks <= MAX_LOCKS_PER_ENTRY,
+                "{entry_type:?} takes {locks} locks"
+            );
+        }
+        assert_eq!(
+            entry_lock_keys(&with_everything(EntryType::Entity)).len(),
+            MAX_LOCKS_PER_ENTRY,
+            "the bound is the locks of an entity with a source, a name, a website, a phone and an address"
+        );
+    }
 
     #[test]
     fn two_spellings_of_one_number_end_in_the_same_digits() {
