@@ -174,4 +174,43 @@ async fn get_without_a_query_explains_itself_and_a_mutation_over_get_is_405() {
         .await;
     assert_eq!(r.status, StatusCode::OK);
     assert_eq!(r.body, json!({"data": {"__typename": "Query"}}));
+
+    // The operation the request selects (`operationName`, as clients name it) decides, whether
+    // the document is new or already cached (the second round reads it from the cache).
+    let both = "query Read { __typename } mutation Write { __typename }";
+    for round in ["new", "cached"] {
+        for (operation, status) in [
+            ("Read", StatusCode::OK),
+            ("Write", StatusCode::METHOD_NOT_ALLOWED),
+        ] {
+            let r = app
+                .send(
+                    Request::get(format!(
+                        "/graphql?query={}&operationName={operation}",
+                        urlencode(both)
+                    ))
+                    .header(header::ACCEPT, CURRENT)
+                    .body(Body::empty())
+                    .unwrap(),
+                )
+                .await;
+            assert_eq!(r.status, status, "{round} {operation}: {}", r.text);
+            if status == StatusCode::OK {
+                assert_eq!(r.body, json!({"data": {"__typename": "Query"}}));
+            }
+        }
+    }
+    let r = app
+        .send(
+            Request::get(format!("/graphql?query={}", urlencode(both)))
+                .header(header::ACCEPT, CURRENT)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{}", r.text);
+}
+
+fn urlencode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }

@@ -8,7 +8,6 @@ use super::limits::LimitedSchema;
 use crate::error::AppError;
 use crate::http::{context, may_be_object, parse_json, read_body, require_json};
 use crate::state::AppState;
-use async_graphql::parser::types::OperationType;
 use axum::Extension;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -162,7 +161,7 @@ pub async fn graphql_get(
     }
     let media = Media::of(&parts.headers);
     let query_string = parts.uri.query().unwrap_or("");
-    let mut request = match async_graphql::http::parse_query_string(query_string) {
+    let mut request = match parse_get(query_string) {
         Ok(request) => request,
         Err(e) => {
             let detail = crate::error::FieldError::new(
@@ -182,14 +181,7 @@ pub async fn graphql_get(
             &async_graphql::Response::from_errors(vec![error]),
         ));
     }
-    let is_mutation = async_graphql::parser::parse_query(&request.query)
-        .map(|doc| {
-            doc.operations
-                .iter()
-                .any(|(_, op)| op.node.ty == OperationType::Mutation)
-        })
-        .unwrap_or(false);
-    if is_mutation {
+    if schema.asks_to_mutate(&request.query, request.operation_name.as_deref()) {
         // The GraphQL-over-HTTP spec: a mutation over GET is 405, and nothing runs.
         let mut refused = http::refuse(
             media,
@@ -204,6 +196,35 @@ pub async fn graphql_get(
         return Ok(refused);
     }
     Ok(execute(&state, &schema, request, ctx, media).await)
+}
+
+/// A GET's parameters as the GraphQL-over-HTTP spec names them. async-graphql's own
+/// `parse_query_string` reads `operation_name`, so a GET naming its operation as every client
+/// does (`operationName`) lost it; the snake-case name is still read.
+#[derive(Deserialize)]
+struct GetParameters {
+    #[serde(default)]
+    query: String,
+    #[serde(rename = "operationName", alias = "operation_name")]
+    operation_name: Option<String>,
+    variables: Option<String>,
+    extensions: Option<String>,
+}
+
+fn parse_get(query_string: &str) -> Result<async_graphql::Request, String> {
+    let parameters: GetParameters =
+        serde_urlencoded::from_str(query_string).map_err(|e| e.to_string())?;
+    let mut request = async_graphql::Request::new(parameters.query);
+    request.operation_name = parameters.operation_name;
+    if let Some(variables) = parameters.variables {
+        request.variables =
+            serde_json::from_str(&variables).map_err(|e| format!("invalid variables: {e}"))?;
+    }
+    if let Some(extensions) = parameters.extensions {
+        request.extensions =
+            serde_json::from_str(&extensions).map_err(|e| format!("invalid extensions: {e}"))?;
+    }
+    Ok(request)
 }
 
 /// Runs a request by its document's compiled plan when it has one (`graphql::compiled`), through

@@ -214,6 +214,17 @@ impl LimitedSchema {
         self.persisted.resolve(request)
     }
 
+    /// Whether the request asks for a mutation (refused over GET): from the cached document when
+    /// there is one, so that a GET of a known document is not parsed twice. A document that does
+    /// not parse asks for none (the executor then reports why it does not parse).
+    pub fn asks_to_mutate(&self, query: &str, operation_name: Option<&str>) -> bool {
+        match self.parsed.get(query) {
+            Some(admitted) => mutates(&admitted.document, operation_name),
+            None => async_graphql::parser::parse_query(query)
+                .is_ok_and(|document| mutates(&document, operation_name)),
+        }
+    }
+
     /// The cached document `query`, when a plan was learnt for it.
     pub fn planned(&self, query: &str) -> Option<Arc<Admitted>> {
         self.parsed
@@ -354,18 +365,23 @@ impl Extension for Measure {
 /// A mutation reads and writes the primary, and makes its caller a recent writer; a query may
 /// read a replica (`services::read_route`). True for a mutation.
 fn route_reads(document: &ExecutableDocument, operation_name: Option<&str>) -> bool {
+    let mutates = mutates(document, operation_name);
+    if mutates {
+        crate::services::read_route::writing();
+    }
+    mutates
+}
+
+/// Whether the operation the request names (any, when it names none) is a mutation.
+fn mutates(document: &ExecutableDocument, operation_name: Option<&str>) -> bool {
     use async_graphql::parser::types::{DocumentOperations, OperationType};
-    let mutates = match &document.operations {
+    match &document.operations {
         DocumentOperations::Single(operation) => operation.node.ty == OperationType::Mutation,
         DocumentOperations::Multiple(operations) => operations.iter().any(|(name, operation)| {
             operation.node.ty == OperationType::Mutation
                 && operation_name.is_none_or(|wanted| wanted == name.as_str())
         }),
-    };
-    if mutates {
-        crate::services::read_route::writing();
     }
-    mutates
 }
 
 impl Executor for LimitedSchema {
