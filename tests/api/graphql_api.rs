@@ -1,4 +1,4 @@
-use crate::harness::TestApp;
+use crate::harness::{TestApp, urlencode};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::json;
@@ -299,8 +299,4 @@ async fn automatic_persisted_queries_follow_the_apollo_protocol() {
         "{}",
         refused.text
     );
-}
-
-fn urlencode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }

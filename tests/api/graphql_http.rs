@@ -3,7 +3,7 @@
 //! `application/json` rules for the others, 400 for a body that is not a GraphQL request, 405 for
 //! a mutation over GET.
 
-use crate::harness::TestApp;
+use crate::harness::{TestApp, urlencode};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use serde_json::json;
@@ -209,8 +209,4 @@ async fn get_without_a_query_explains_itself_and_a_mutation_over_get_is_405() {
         )
         .await;
     assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{}", r.text);
-}
-
-fn urlencode(text: &str) -> String {
-    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }

@@ -388,6 +388,11 @@ impl TestApp {
     }
 }
 
+/// `text` as a query-string value (form encoding: a space is `+`).
+pub fn urlencode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
 /// The text at `key` of every item of a JSON array (each item has one).
 pub fn texts<'a>(items: &'a Value, key: &str) -> Vec<&'a str> {
     items
