@@ -48,7 +48,10 @@ pub async fn graphql_post(
     if !asks_something(&request) {
         return Ok(missing_query(media, &["body", "query"]));
     }
-    Ok(execute(&state, &schema, request, ctx, media).await)
+    // Boxed: inline, the executor's way (the request, its plan, what it learns) would be part of
+    // every request's handler future, which the router boxes per request, planned or not (5,768
+    // bytes a planned read instead of 4,312; a larger block is a fresh page more often).
+    Ok(Box::pin(execute(&state, &schema, request, ctx, media)).await)
 }
 
 /// The body of a request whose document has a compiled plan, read without building
