@@ -15,11 +15,13 @@
 //!
 //! A plan is trusted only after it has reproduced async-graphql's answer to the request that
 //! taught it, byte for byte; a plan that does not is forgotten and its document stays on the
-//! executor. Values come from the record's one shape (`records/`, its serde form), serialised
-//! as REST sends it; the selected members are copied out of that text, no tree of values built.
-//! GraphQL and serde agree on every scalar admitted here except `DateTime`, which GraphQL writes
-//! with `+00:00` where serde writes `Z`, and is rewritten.
+//! executor. Values come from the record's one shape (`records/`, its serde form), each selected
+//! member serialised as REST sends it (`members`) and copied in the selection's order, no tree of
+//! values built and nothing parsed back but a nested object's members. GraphQL and serde agree
+//! on every scalar admitted here except `DateTime`, which GraphQL writes with `+00:00` where
+//! serde writes `Z`, and is rewritten.
 
+use super::members::Members;
 use crate::records::canonical::{CanonicalRequest, Entity, Listing};
 use crate::services::canonical;
 use crate::state::AppState;
@@ -51,23 +53,45 @@ impl Root {
         }
     }
 
-    /// The record serialised as REST sends it; `None` when it does not exist or the read failed
-    /// (the executor then gives the answer, null or error, as it always has).
-    async fn fetch(self, state: &AppState, id: Uuid) -> Option<String> {
-        let text = match self {
-            Root::Entity => {
-                serde_json::to_string(&canonical::record::<Entity>(state, id).await.ok()?)
-            }
-            Root::Listing => {
-                serde_json::to_string(&canonical::record::<Listing>(state, id).await.ok()?)
-            }
-            Root::Request => serde_json::to_string(
+    /// Writes the root's object of the record `id`; `None` when it does not exist, the read
+    /// failed or the record lacks a selected member (the executor then gives the answer, null or
+    /// error, as it always has).
+    async fn write(
+        self,
+        state: &AppState,
+        id: Uuid,
+        pick: &RootPick,
+        body: &mut Vec<u8>,
+    ) -> Option<()> {
+        let members = match self {
+            Root::Entity => Members::of(
+                &canonical::record::<Entity>(state, id).await.ok()?,
+                &pick.members,
+            ),
+            Root::Listing => Members::of(
+                &canonical::record::<Listing>(state, id).await.ok()?,
+                &pick.members,
+            ),
+            Root::Request => Members::of(
                 &canonical::record::<CanonicalRequest>(state, id)
                     .await
                     .ok()?,
+                &pick.members,
             ),
-        };
-        text.ok()
+        }?;
+        body.push(b'{');
+        for (n, ((key, source), &member)) in pick.fields.iter().zip(&pick.member_of).enumerate() {
+            if n > 0 {
+                body.push(b',');
+            }
+            write_key(body, key);
+            match source {
+                Source::Typename(name) => serde_json::to_writer(&mut *body, name).ok()?,
+                Source::Field { value, .. } => write_value(body, members.get(member)?, value)?,
+            }
+        }
+        body.push(b'}');
+        Some(())
     }
 }
 
@@ -162,6 +186,10 @@ struct RootPick {
     root: Root,
     id: IdSource,
     fields: Vec<(String, Source)>,
+    /// The serde names of the record's members the fields read, each once.
+    members: Vec<String>,
+    /// For each field, its member in `members` (unused for `__typename`).
+    member_of: Vec<usize>,
 }
 
 /// A compiled document.
@@ -221,11 +249,29 @@ impl Plan {
             };
             let type_name = types.root_type(field.name.node.as_str())?;
             let fields = object_fields(&field.selection_set, type_name, types)?;
+            let mut members: Vec<String> = Vec::new();
+            let member_of = fields
+                .iter()
+                .map(|(_, source)| match source {
+                    Source::Typename(_) => 0,
+                    Source::Field { serde_key, .. } => {
+                        match members.iter().position(|member| member == serde_key) {
+                            Some(at) => at,
+                            None => {
+                                members.push(serde_key.clone());
+                                members.len() - 1
+                            }
+                        }
+                    }
+                })
+                .collect();
             roots.push(RootPick {
                 key,
                 root,
                 id,
                 fields,
+                members,
+                member_of,
             });
         }
         let used = |name: &String| {
@@ -248,12 +294,11 @@ impl Plan {
                 IdSource::Literal(id) => *id,
                 IdSource::Variable(name) => variables.id(name)?,
             };
-            let record = pick.root.fetch(state, id).await?;
             if n > 0 {
                 body.push(b',');
             }
             write_key(&mut body, &pick.key);
-            write_object(&mut body, &record, &pick.fields)?;
+            pick.root.write(state, id, pick, &mut body).await?;
         }
         body.extend_from_slice(b"}}");
         Some(body)
@@ -368,6 +413,7 @@ fn write_key(body: &mut Vec<u8>, key: &str) {
     body.extend_from_slice(b"\":");
 }
 
+/// A nested object (a record's member) from its JSON text.
 fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -> Option<()> {
     let record: RawFields = serde_json::from_str(record).ok()?;
     let mut next = 0;
@@ -381,7 +427,7 @@ fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -
             Source::Typename(name) => serde_json::to_writer(&mut *body, name).ok()?,
             // A key the serde form lacks is no plain field: the executor answers.
             Source::Field { serde_key, value } => {
-                write_value(body, record.get(serde_key, &mut next)?, value)?;
+                write_value(body, record.get(serde_key, &mut next)?.get(), value)?;
             }
         }
     }
@@ -389,8 +435,7 @@ fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -
     Some(())
 }
 
-fn write_value(body: &mut Vec<u8>, value: &RawValue, shape: &Shape) -> Option<()> {
-    let text = value.get();
+fn write_value(body: &mut Vec<u8>, text: &str, shape: &Shape) -> Option<()> {
     if text == "null" {
         body.extend_from_slice(b"null");
         return Some(());
@@ -398,15 +443,7 @@ fn write_value(body: &mut Vec<u8>, value: &RawValue, shape: &Shape) -> Option<()
     match shape {
         // serde_json wrote it compact, as it writes the executor's answer.
         Shape::Plain => body.extend_from_slice(text.as_bytes()),
-        Shape::DateTime => {
-            let text: &str = serde_json::from_str(text).ok()?;
-            let instant = chrono::DateTime::parse_from_rfc3339(text).ok()?;
-            serde_json::to_writer(
-                &mut *body,
-                &instant.with_timezone(&chrono::Utc).to_rfc3339(),
-            )
-            .ok()?;
-        }
+        Shape::DateTime => write_date_time(body, text)?,
         Shape::List(inner) => {
             let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
             body.push(b'[');
@@ -414,12 +451,26 @@ fn write_value(body: &mut Vec<u8>, value: &RawValue, shape: &Shape) -> Option<()
                 if n > 0 {
                     body.push(b',');
                 }
-                write_value(body, item, inner)?;
+                write_value(body, item.get(), inner)?;
             }
             body.push(b']');
         }
         Shape::Object(fields) => write_object(body, text, fields)?,
     }
+    Some(())
+}
+
+/// chrono's serde form of a UTC instant (`"2026-11-29T10:05:55.123456Z"`) as async-graphql
+/// writes it: `to_rfc3339` prints the same digits (chrono's one RFC 3339 writer, the fraction in
+/// 0, 3, 6 or 9 digits) with `+00:00` for `Z`. Anything else (a year beyond 9999, not RFC 3339)
+/// is left to the executor.
+fn write_date_time(body: &mut Vec<u8>, text: &str) -> Option<()> {
+    let bytes = text.as_bytes();
+    let plain_year =
+        bytes.len() > 7 && bytes[1..5].iter().all(u8::is_ascii_digit) && bytes[5] == b'-';
+    let instant = text.strip_suffix("Z\"").filter(|_| plain_year)?;
+    body.extend_from_slice(instant.as_bytes());
+    body.extend_from_slice(b"+00:00\"");
     Some(())
 }
 
@@ -526,6 +577,28 @@ mod tests {
             }
             assert!(compile(query).is_none(), "{query} compiled");
         }
+    }
+
+    #[test]
+    fn instants_are_written_as_async_graphql_writes_them() {
+        for instant in [
+            "2026-11-29T10:05:55Z",
+            "2026-11-29T10:05:55.120Z",
+            "2026-11-29T10:05:55.123456Z",
+            "2026-11-29T10:05:55.123456789Z",
+            "1969-12-31T23:59:59.999Z",
+            "0001-01-01T00:00:00Z",
+        ] {
+            let instant: chrono::DateTime<chrono::Utc> = instant.parse().unwrap();
+            let mut body = Vec::new();
+            write_date_time(&mut body, &serde_json::to_string(&instant).unwrap()).unwrap();
+            let expected = serde_json::to_string(&instant.to_rfc3339()).unwrap();
+            assert_eq!(String::from_utf8(body).unwrap(), expected);
+        }
+        // RFC 3339 has no year beyond 9999: such an instant is left to the executor.
+        let far: chrono::DateTime<chrono::Utc> = "+12026-01-01T00:00:00Z".parse().unwrap();
+        let far = serde_json::to_string(&far).unwrap();
+        assert!(write_date_time(&mut Vec::new(), &far).is_none(), "{far}");
     }
 
     #[test]

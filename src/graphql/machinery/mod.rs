@@ -11,6 +11,7 @@ pub mod handler;
 pub mod http;
 pub mod limits;
 pub mod loaders;
+pub mod members;
 pub mod paging;
 pub mod persisted;
 pub mod provenance_loaders;
