@@ -79,19 +79,7 @@ impl Root {
                 &pick.members,
             ),
         }?;
-        body.push(b'{');
-        for (n, ((key, source), &member)) in pick.fields.iter().zip(&pick.member_of).enumerate() {
-            if n > 0 {
-                body.push(b',');
-            }
-            write_key(body, key);
-            match source {
-                Source::Typename(name) => serde_json::to_writer(&mut *body, name).ok()?,
-                Source::Field { value, .. } => write_value(body, members.get(member)?, value)?,
-            }
-        }
-        body.push(b'}');
-        Some(())
+        write_fields(body, &pick.fields, |n, _| members.get(pick.member_of[n]))
     }
 }
 
@@ -417,6 +405,18 @@ fn write_key(body: &mut Vec<u8>, key: &str) {
 fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -> Option<()> {
     let record: RawFields = serde_json::from_str(record).ok()?;
     let mut next = 0;
+    write_fields(body, fields, |_, serde_key| {
+        record.get(serde_key, &mut next).map(RawValue::get)
+    })
+}
+
+/// An object of the selected `fields`, the text of the `n`th (serde name `serde_key`) given by
+/// `text_of`. A member the serde form lacks is no plain field: the executor answers.
+fn write_fields<'t>(
+    body: &mut Vec<u8>,
+    fields: &[(String, Source)],
+    mut text_of: impl FnMut(usize, &str) -> Option<&'t str>,
+) -> Option<()> {
     body.push(b'{');
     for (n, (key, source)) in fields.iter().enumerate() {
         if n > 0 {
@@ -425,10 +425,7 @@ fn write_object(body: &mut Vec<u8>, record: &str, fields: &[(String, Source)]) -
         write_key(body, key);
         match source {
             Source::Typename(name) => serde_json::to_writer(&mut *body, name).ok()?,
-            // A key the serde form lacks is no plain field: the executor answers.
-            Source::Field { serde_key, value } => {
-                write_value(body, record.get(serde_key, &mut next)?.get(), value)?;
-            }
+            Source::Field { serde_key, value } => write_value(body, text_of(n, serde_key)?, value)?,
         }
     }
     body.push(b'}');
