@@ -263,6 +263,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let worker = state.config.transformer_worker.then(|| {
         crate::services::transformer::worker::spawn(state.clone(), state.config.transformer_loops())
     });
+    let tile_counts_keeper = crate::services::tile_counts::spawn_keeper(state.clone());
     let listener = tokio::net::TcpListener::bind(bind)
         .await
         .with_context(|| format!("binding {bind}"))?;
@@ -274,7 +275,7 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
         shutdown_signal(),
     )
     .await;
-    if let Some((stop, handle)) = worker {
+    for (stop, handle) in worker.into_iter().chain([tile_counts_keeper]) {
         let _ = stop.send(true);
         let _ = handle.await;
     }

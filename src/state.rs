@@ -54,7 +54,7 @@ pub struct Shared {
     pub events: crate::services::events::EventHub,
     /// The free-space floor of the data volume: writes are refused (507) below it.
     pub disk: crate::storage::space::DiskFloor,
-    /// Whether this process is rebuilding the map tiles' counts per cell (`services::tiles`):
-    /// one rebuild task at a time here; across processes the database's row lock decides.
+    /// Whether this process is refreshing the map tiles' counts per cell (`services::tile_counts`):
+    /// one refresh at a time here; across processes the database's row lock decides.
     pub tile_counts_rebuilding: std::sync::atomic::AtomicBool,
 }

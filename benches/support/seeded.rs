@@ -7,10 +7,12 @@
 //! `INSERT`s of 5,000 whose columns other threads generate meanwhile (`bulk`), into the table
 //! without its secondary indexes; the search vocabulary learns the words in one statement; the
 //! table is rewritten in place order (`admin order-by-place`, migration 0035); the other indexes
-//! are built after that, with room to sort in memory; then `VACUUM ANALYZE`. Two
+//! are built after that, with room to sort in memory; then `VACUUM ANALYZE`. Three
 //! insert triggers are off during the load and on again after it: the change notification, one
-//! `pg_notify` a row that nobody listens to here, and the vocabulary's, which the one statement
-//! above replaces (the same words: those of every row's search document, up to 64 characters).
+//! `pg_notify` a row that nobody listens to here, the vocabulary's, which the one statement
+//! above replaces (the same words: those of every row's search document, up to 64 characters),
+//! and the note of each new record's place for the map tiles' counts, which a seed never built
+//! (their first build groups every record).
 //! The database's comment records what it holds (seed, count, evidence) once the seed is vacuumed,
 //! so a kept database is used only for the same seed and size, and only when its seed finished.
 
@@ -330,7 +332,11 @@ async fn seed(pool: &PgPool, database: &str, contents: Contents<'_>) -> anyhow::
 const PLACE_ORDER_INDEX: &str = "entities_place_order_idx";
 
 /// The row triggers on entity inserts that a seed turns off during its load (see the module doc).
-const LOAD_TRIGGERS: [&str; 2] = ["entities_changed_notify", "entities_search_words_insert"];
+const LOAD_TRIGGERS: [&str; 3] = [
+    "entities_changed_notify",
+    "entities_search_words_insert",
+    "entities_tile_density_inserts",
+];
 
 fn in_use(error: &sqlx::Error) -> bool {
     error

@@ -1,11 +1,13 @@
 //! Counts of the visible canonical records per square grid cell (migration 0031), from which
 //! map tiles of low zoom draw their clusters instead of grouping every record in view (at zoom
-//! 4 over England, 3 to 4 million index entries at 10M records). Rebuilt whole when older than
-//! the caller's bound, by one server at a time: the rebuild holds the state row (`FOR UPDATE SKIP
-//! LOCKED`), and readers see the previous counts until it commits.
+//! 4 over England, 3 to 4 million index entries at 10M records). Refreshed when older than the
+//! caller's bound, by one server at a time: the refresh holds the state row (`FOR UPDATE SKIP
+//! LOCKED`), and readers see the previous counts until it commits. A refresh recounts only the
+//! cells where records changed, from the notes every write of a record leaves (migration 0037);
+//! the first build, or one after more changes than that is worth, groups every record.
 
 use crate::domain::CanonicalTable;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 /// The finest level: cells of 2^-10 degrees (about 110 m of latitude). Each coarser level is
 /// summed from the one below it, down to `COARSEST_LEVEL`.
@@ -15,8 +17,8 @@ pub const COARSEST_LEVEL: i16 = -1;
 /// Tiles of this zoom or less are drawn from the counts (when no filter is asked for): their
 /// level is `FINEST_LEVEL` or coarser.
 pub const MAX_ZOOM: i32 = FINEST_LEVEL as i32 + 1;
-/// How long a rebuild may take (the pools' own statement limit is the request timeout's).
-const REBUILD_TIMEOUT: &str = "10min";
+/// How long a refresh may take (the pools' own statement limit is the request timeout's).
+const REFRESH_TIMEOUT: &str = "10min";
 
 /// The SQL expression of the level a tile of zoom `zoom` (an SQL expression, at most
 /// `MAX_ZOOM`) reads: level z - 1, whose cells are an eleventh of the tile's grid cells (a grid
@@ -56,35 +58,132 @@ fn finest_counts() -> String {
         .join(" UNION ALL ")
 }
 
-/// Rebuilds the counts if they are older than `max_age_secs` and no other server is rebuilding
-/// them; whether this call did.
-pub async fn refresh_if_due(pool: &PgPool, max_age_secs: f64) -> sqlx::Result<bool> {
+/// What a refresh did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refreshed {
+    /// Every visible record grouped again: the first build, or more changes noted than
+    /// recounting their cells would be worth.
+    Whole,
+    /// Only the cells the noted changes fall in recounted: this many cells of the finest level
+    /// (and their parents at every coarser level).
+    Changed { cells: i64 },
+}
+
+/// Who asks for a refresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A tile of low zoom found the counts due: it builds them if they were never built.
+    Tile,
+    /// The background keeper of each serving process: it keeps built counts fresh, so the notes
+    /// of changes never pile up, and drops the notes while the counts were never built (the
+    /// first build groups every record anyway).
+    Keeper,
+}
+
+/// How many notes of changes a refresh recounts cell by cell: beyond a share of the cells
+/// (about 30 µs a note's cell and its parents against about 1 µs a cell for a whole rebuild,
+/// whose grouping of every record costs several times its cells again), a whole rebuild is the
+/// cheaper one. The floor keeps a small base on the incremental path.
+const NOTES_PER_CELL_DIVISOR: f64 = 16.0;
+const MIN_NOTES_BOUND: i64 = 10_000;
+
+/// Refreshes the counts if they are older than `max_age_secs` (or were never built and the
+/// caller is a tile) and no other server is refreshing them; what this call did.
+///
+/// The refresh reads one snapshot (`REPEATABLE READ`): it takes the notes of the changes it sees
+/// and counts the records as they stand in that snapshot, so a write that commits meanwhile keeps
+/// its note for the next refresh.
+pub async fn refresh_if_due(
+    pool: &PgPool,
+    max_age_secs: f64,
+    caller: Caller,
+) -> sqlx::Result<Option<Refreshed>> {
     let mut tx = pool.begin().await?;
-    let claimed: Option<bool> = sqlx::query_scalar(
-        "SELECT true FROM canonical.tile_density_state
-         WHERE refreshed_at IS NULL OR refreshed_at < now() - make_interval(secs => $1)
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        .execute(&mut *tx)
+        .await?;
+    let claimed: Option<(bool, bool, bool)> = match sqlx::query_as(
+        "SELECT refreshed_at IS NULL, changes_noted,
+                refreshed_at IS NULL OR refreshed_at < now() - make_interval(secs => $1)
+         FROM canonical.tile_density_state
          FOR UPDATE SKIP LOCKED",
     )
     .bind(max_age_secs)
     .fetch_optional(&mut *tx)
-    .await?;
-    if claimed.is_none() {
-        return Ok(false);
+    .await
+    {
+        Ok(claimed) => claimed,
+        // Another server refreshed them after this snapshot began: they are fresh.
+        Err(error) if is_serialization_failure(&error) => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let Some((never_built, changes_noted, due)) = claimed else {
+        return Ok(None);
+    };
+    if never_built && caller == Caller::Keeper {
+        sqlx::query("DELETE FROM canonical.tile_density_changes")
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        return Ok(None);
+    }
+    if !due {
+        return Ok(None);
     }
     sqlx::query(&format!(
-        "SET LOCAL statement_timeout = '{REBUILD_TIMEOUT}'"
+        "SET LOCAL statement_timeout = '{REFRESH_TIMEOUT}'"
     ))
     .execute(&mut *tx)
     .await?;
+    let refreshed = if changes_noted && few_enough_notes(&mut tx).await? {
+        recount_changed_cells(&mut tx).await?
+    } else {
+        rebuild_whole(&mut tx).await?
+    };
+    sqlx::query(
+        "UPDATE canonical.tile_density_state SET refreshed_at = now(), changes_noted = true",
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(refreshed))
+}
+
+fn is_serialization_failure(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(e) if e.code().as_deref() == Some("40001"))
+}
+
+/// Whether the notes are few enough to recount their cells rather than rebuild whole.
+async fn few_enough_notes(conn: &mut PgConnection) -> sqlx::Result<bool> {
+    let cells: f64 = sqlx::query_scalar(
+        "SELECT greatest(reltuples, 0)::float8 FROM pg_class
+         WHERE oid = 'canonical.tile_density'::regclass",
+    )
+    .fetch_one(&mut *conn)
+    .await?;
+    let bound = MIN_NOTES_BOUND.max((cells / NOTES_PER_CELL_DIVISOR) as i64);
+    let notes: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT FROM canonical.tile_density_changes LIMIT $1) AS noted",
+    )
+    .bind(bound + 1)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(notes <= bound)
+}
+
+async fn rebuild_whole(conn: &mut PgConnection) -> sqlx::Result<Refreshed> {
+    sqlx::query("DELETE FROM canonical.tile_density_changes")
+        .execute(&mut *conn)
+        .await?;
     sqlx::query("DELETE FROM canonical.tile_density")
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
     sqlx::query(&format!(
         "INSERT INTO canonical.tile_density
            (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat) {}",
         finest_counts()
     ))
-    .execute(&mut *tx)
+    .execute(&mut *conn)
     .await?;
     // Each coarser cell is the sum of the four cells it holds one level finer (`>>` on integers
     // rounds towards minus infinity, as `floor` does): each level reads the one below it, which
@@ -100,12 +199,111 @@ pub async fn refresh_if_due(pool: &PgPool, max_age_secs: f64) -> sqlx::Result<bo
              GROUP BY 1, 3, 4",
         )
         .bind(level)
-        .execute(&mut *tx)
+        .execute(&mut *conn)
         .await?;
     }
-    sqlx::query("UPDATE canonical.tile_density_state SET refreshed_at = now()")
-        .execute(&mut *tx)
+    Ok(Refreshed::Whole)
+}
+
+/// Takes the notes, and recounts the finest cells their places fall in from the records, then
+/// each coarser level's cells holding them from the level below.
+async fn recount_changed_cells(conn: &mut PgConnection) -> sqlx::Result<Refreshed> {
+    sqlx::query(
+        "CREATE TEMPORARY TABLE changed_cells
+           (canonical_table text, level smallint, cell_y int, cell_x int) ON COMMIT DROP",
+    )
+    .execute(&mut *conn)
+    .await?;
+    let scale = 1_i32 << FINEST_LEVEL;
+    sqlx::query(&format!(
+        "WITH taken AS (
+             DELETE FROM canonical.tile_density_changes
+             RETURNING canonical_table, location_lat, location_lng),
+         finest AS (
+             SELECT DISTINCT canonical_table, floor(location_lat * {scale})::int AS cell_y,
+                    floor(location_lng * {scale})::int AS cell_x
+             FROM taken)
+         INSERT INTO changed_cells (canonical_table, level, cell_y, cell_x)
+         SELECT DISTINCT canonical_table, level, cell_y >> ({FINEST_LEVEL} - level),
+                cell_x >> ({FINEST_LEVEL} - level)
+         FROM finest CROSS JOIN generate_series({COARSEST_LEVEL}, {FINEST_LEVEL}) AS level"
+    ))
+    .execute(&mut *conn)
+    .await?;
+    // Its size, for the plans of the statements below (one index probe a cell, not a scan).
+    sqlx::query("ANALYZE changed_cells")
+        .execute(&mut *conn)
         .await?;
-    tx.commit().await?;
-    Ok(true)
+    let cells: i64 = sqlx::query_scalar("SELECT count(*) FROM changed_cells WHERE level = $1")
+        .bind(FINEST_LEVEL)
+        .fetch_one(&mut *conn)
+        .await?;
+    for table in CanonicalTable::ALL {
+        sqlx::query(&merge_counts(&finest_recount(table.as_str())))
+            .bind(FINEST_LEVEL)
+            .execute(&mut *conn)
+            .await?;
+    }
+    for level in (COARSEST_LEVEL..FINEST_LEVEL).rev() {
+        sqlx::query(&merge_counts(COARSER_RECOUNT))
+            .bind(level)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(Refreshed::Changed { cells })
+}
+
+/// The visible records of `relation` in each changed cell of the finest level (`$1`), read from
+/// the band index (migration 0033): a finest cell lies in one band, and `floor(v * 2^k)` is `x`
+/// exactly when `x / 2^k <= v < (x + 1) / 2^k` (scaling by a power of two is exact), so the
+/// ranges select the cell's records and no others.
+fn finest_recount(relation: &str) -> String {
+    let visible = crate::db::tiles::HIDDEN_STATUSES;
+    let scale = 1_i32 << FINEST_LEVEL;
+    let band = crate::db::bands::BAND;
+    let band_shift = FINEST_LEVEL - crate::db::bands::BAND_LEVEL;
+    format!(
+        "SELECT c.canonical_table, c.level, c.cell_y, c.cell_x, n.records, n.sum_lng, n.sum_lat
+         FROM changed_cells c
+         CROSS JOIN LATERAL (
+             SELECT count(*)::int AS records, sum(location_lng) AS sum_lng,
+                    sum(location_lat) AS sum_lat
+             FROM {relation}
+             WHERE {band} = c.cell_y >> {band_shift}
+               AND location_lng >= c.cell_x::float8 / {scale}
+               AND location_lng < (c.cell_x + 1)::float8 / {scale}
+               AND location_lat >= c.cell_y::float8 / {scale}
+               AND location_lat < (c.cell_y + 1)::float8 / {scale}
+               AND status NOT IN ({visible})) n
+         WHERE c.level = $1 AND c.canonical_table = '{relation}'"
+    )
+}
+
+/// Each changed cell of level `$1` as the sum of the (up to four) cells it holds one level finer.
+const COARSER_RECOUNT: &str = "SELECT c.canonical_table, c.level, c.cell_y, c.cell_x,
+           coalesce(n.records, 0) AS records, n.sum_lng, n.sum_lat
+    FROM changed_cells c
+    CROSS JOIN LATERAL (
+        SELECT sum(records)::int AS records, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat
+        FROM canonical.tile_density d
+        WHERE d.canonical_table = c.canonical_table AND d.level = c.level + 1
+          AND d.cell_y BETWEEN c.cell_y * 2 AND c.cell_y * 2 + 1
+          AND d.cell_x BETWEEN c.cell_x * 2 AND c.cell_x * 2 + 1) n
+    WHERE c.level = $1";
+
+/// Writes recounted cells over the stored ones: a cell left empty goes.
+fn merge_counts(recount: &str) -> String {
+    format!(
+        "MERGE INTO canonical.tile_density t
+         USING ({recount}) s
+         ON t.canonical_table = s.canonical_table AND t.level = s.level
+            AND t.cell_y = s.cell_y AND t.cell_x = s.cell_x
+         WHEN MATCHED AND s.records = 0 THEN DELETE
+         WHEN MATCHED THEN
+             UPDATE SET records = s.records, sum_lng = s.sum_lng, sum_lat = s.sum_lat
+         WHEN NOT MATCHED AND s.records > 0 THEN
+             INSERT (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat)
+             VALUES (s.canonical_table, s.level, s.cell_y, s.cell_x, s.records, s.sum_lng,
+                     s.sum_lat)"
+    )
 }

@@ -41,6 +41,7 @@ pub mod review;
 pub mod search;
 pub mod signals;
 pub mod terms;
+pub mod tile_counts;
 pub mod tile_extent;
 pub mod tiles;
 pub mod tokens;

@@ -178,7 +178,7 @@ pub async fn tile(
     )
     .await?;
     if counts_due {
-        rebuild_counts(state);
+        crate::services::tile_counts::refresh_for_a_tile(state);
     }
     let digest = Sha256::new()
         .chain_update(TILE_FORMAT)
@@ -186,25 +186,6 @@ pub async fn tile(
         .finalize();
     let etag = format!("\"{}\"", hex(&digest[..12]));
     Ok(Tile { bytes, etag })
-}
-
-/// Rebuilds the counts per cell that tiles of low zoom are drawn from, in the background, unless
-/// this process already is: the tile that found them due was drawn from the previous counts (or,
-/// before the first rebuild, from the records).
-fn rebuild_counts(state: &AppState) {
-    use std::sync::atomic::Ordering;
-    if state.tile_counts_rebuilding.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    let state = state.clone();
-    tokio::spawn(async move {
-        let max_age = f64::from(state.config.tile_counts_max_age_secs);
-        let rebuilt = db::tile_density::refresh_if_due(&state.pool, max_age).await;
-        if let Err(error) = rebuilt {
-            tracing::warn!(%error, "rebuilding the map tiles' counts per cell failed");
-        }
-        state.tile_counts_rebuilding.store(false, Ordering::Release);
-    });
 }
 
 fn hex(bytes: &[u8]) -> String {

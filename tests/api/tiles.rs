@@ -8,6 +8,7 @@ use axum::http::{Request, StatusCode, header};
 use mvt_reader::Reader;
 use mvt_reader::feature::Value as MvtValue;
 use serde_json::json;
+use spacetime_records::db::tile_density::{self, Caller, Refreshed};
 use std::collections::HashMap;
 
 const MAN: (f64, f64) = (53.4808, -2.2426);
@@ -524,13 +525,9 @@ async fn low_zoom_tiles_are_drawn_from_counts_per_cell_once_built() {
         );
     }
     // Fresh counts are not rebuilt again.
-    assert!(
-        !spacetime_records::db::tile_density::refresh_if_due(app.pool(), 300.0)
-            .await
-            .unwrap()
-    );
+    assert_eq!(refresh(&app, 300.0, Caller::Tile).await, None);
 
-    // A third of them archived: the counts still hold them until the next rebuild; a filtered
+    // A third of them archived: the counts still hold them until the next refresh; a filtered
     // tile reads the records.
     app.execute(
         "UPDATE canonical.entities SET status = 'archived' WHERE display_name <= 'Counted 1999'",
@@ -547,11 +544,10 @@ async fn low_zoom_tiles_are_drawn_from_counts_per_cell_once_built() {
         counted(&tile(&app, &path(7, "?category=plumber")).await),
         3000 - archived as u64
     );
-    assert!(
-        spacetime_records::db::tile_density::refresh_if_due(app.pool(), 0.0)
-            .await
-            .unwrap()
-    );
+    assert!(matches!(
+        refresh(&app, 0.0, Caller::Tile).await,
+        Some(Refreshed::Changed { .. })
+    ));
     assert_eq!(
         counted(&tile(&app, &path(7, "")).await),
         3000 - archived as u64
@@ -559,6 +555,120 @@ async fn low_zoom_tiles_are_drawn_from_counts_per_cell_once_built() {
     // Past zoom 11 the tile reads the records: the change shows at once.
     let close = tile(&app, &path(12, "")).await;
     assert!(counted(&close) <= 3000 - archived as u64);
+}
+
+async fn refresh(app: &TestApp, max_age_secs: f64, caller: Caller) -> Option<Refreshed> {
+    tile_density::refresh_if_due(app.pool(), max_age_secs, caller)
+        .await
+        .unwrap()
+}
+
+/// Every stored count, in key order: kind, level, cell, records and the sums of the positions.
+type Cell = (String, i16, i32, i32, i32, f64, f64);
+
+async fn stored_counts(app: &TestApp) -> Vec<Cell> {
+    sqlx::query_as(
+        "SELECT canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat
+         FROM canonical.tile_density ORDER BY 1, 2, 3, 4",
+    )
+    .fetch_all(app.pool())
+    .await
+    .unwrap()
+}
+
+async fn notes(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM canonical.tile_density_changes")
+        .fetch_one(app.pool())
+        .await
+        .unwrap()
+}
+
+/// A refresh recounts only the cells where records changed, from the notes their writes leave
+/// (migration 0037), and ends with the counts a whole rebuild groups from every record: after
+/// new records, moves, status changes and deletions, of entities and listings alike
+/// (docs/explorer.md, "Freshness").
+#[tokio::test]
+async fn a_refresh_recounts_the_changed_cells_to_what_a_whole_rebuild_counts() {
+    let app = TestApp::new().await;
+    scatter(&app, "Noted", MAN, (0.4, 0.6)).await;
+    assert_eq!(notes(&app).await, 3000, "one note a new record's place");
+    // Counts never built: the keeper drops the notes (the first build groups every record).
+    assert_eq!(refresh(&app, 300.0, Caller::Keeper).await, None);
+    assert_eq!(notes(&app).await, 0);
+    assert_eq!(
+        refresh(&app, 300.0, Caller::Tile).await,
+        Some(Refreshed::Whole)
+    );
+    // Fresh: neither caller refreshes again, and the keeper keeps the notes for the next one.
+    assert_eq!(refresh(&app, 300.0, Caller::Keeper).await, None);
+
+    // An update that leaves place and status alone (most merges) leaves no note.
+    app.execute(
+        "UPDATE canonical.entities SET description = 'renamed' WHERE display_name LIKE 'Noted 1%'",
+    )
+    .await;
+    assert_eq!(notes(&app).await, 0);
+    // New records in another city, moves, a status that hides, deletions, and listings.
+    scatter(&app, "Leeds", (53.80, -1.55), (0.1, 0.1)).await;
+    app.execute(
+        "UPDATE canonical.entities SET location_lat = location_lat + 0.013, location_lng = location_lng - 0.021
+         WHERE display_name LIKE 'Noted 2%'",
+    )
+    .await;
+    app.execute(
+        "UPDATE canonical.entities SET status = 'withdrawn' WHERE display_name LIKE 'Noted 3%'",
+    )
+    .await;
+    app.execute("DELETE FROM canonical.entities WHERE display_name LIKE 'Noted 4%'")
+        .await;
+    app.execute(
+        "INSERT INTO canonical.listings (id, listing_type, title, location_lat, location_lng)
+         SELECT gen_random_uuid(), 'service', 'Listed ' || i, 53.48 + (random() - 0.5) * 0.2,
+                -2.24 + (random() - 0.5) * 0.2
+         FROM generate_series(1, 500) AS i",
+    )
+    .await;
+    app.execute("UPDATE canonical.listings SET status = 'archived' WHERE title LIKE 'Listed 1%'")
+        .await;
+    assert!(notes(&app).await > 3000);
+
+    let Some(Refreshed::Changed { cells }) = refresh(&app, 0.0, Caller::Keeper).await else {
+        panic!("the keeper recounts the changed cells of built counts");
+    };
+    assert!(cells > 1000, "{cells} finest cells recounted");
+    assert_eq!(notes(&app).await, 0, "the refresh took every note");
+    let recounted = stored_counts(&app).await;
+
+    // The same counts grouped whole from the records.
+    app.execute("UPDATE canonical.tile_density_state SET changes_noted = false")
+        .await;
+    assert_eq!(
+        refresh(&app, 0.0, Caller::Tile).await,
+        Some(Refreshed::Whole)
+    );
+    let rebuilt = stored_counts(&app).await;
+    assert_eq!(recounted.len(), rebuilt.len());
+    for (a, b) in recounted.iter().zip(&rebuilt) {
+        assert_eq!((&a.0, a.1, a.2, a.3, a.4), (&b.0, b.1, b.2, b.3, b.4));
+        // Sums of the same positions, added in another order.
+        assert!(
+            (a.5 - b.5).abs() < 1e-6 && (a.6 - b.6).abs() < 1e-6,
+            "{a:?} against {b:?}"
+        );
+    }
+    let visible: i64 = sqlx::query_scalar(
+        "SELECT (SELECT count(*) FROM canonical.entities WHERE status NOT IN ('archived', 'withdrawn', 'merged'))
+              + (SELECT count(*) FROM canonical.listings WHERE status NOT IN ('archived', 'withdrawn', 'merged'))",
+    )
+    .fetch_one(app.pool())
+    .await
+    .unwrap();
+    let coarsest: i64 = rebuilt
+        .iter()
+        .filter(|cell| cell.1 == tile_density::COARSEST_LEVEL)
+        .map(|cell| i64::from(cell.4))
+        .sum();
+    assert_eq!(coarsest, visible);
 }
 
 #[tokio::test]
