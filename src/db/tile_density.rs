@@ -279,7 +279,9 @@ fn finest_recount(relation: &str) -> String {
     )
 }
 
-/// Each changed cell of level `$1` as the sum of the (up to four) cells it holds one level finer.
+/// Each changed cell of level `$1` as the sum of the (up to four) cells it holds one level finer:
+/// two short ranges of the key (a range of `cell_y` would read every cell of those rows of the
+/// world, whatever their `cell_x`).
 const COARSER_RECOUNT: &str = "SELECT c.canonical_table, c.level, c.cell_y, c.cell_x,
            coalesce(n.records, 0) AS records, n.sum_lng, n.sum_lat
     FROM changed_cells c
@@ -287,7 +289,7 @@ const COARSER_RECOUNT: &str = "SELECT c.canonical_table, c.level, c.cell_y, c.ce
         SELECT sum(records)::int AS records, sum(sum_lng) AS sum_lng, sum(sum_lat) AS sum_lat
         FROM canonical.tile_density d
         WHERE d.canonical_table = c.canonical_table AND d.level = c.level + 1
-          AND d.cell_y BETWEEN c.cell_y * 2 AND c.cell_y * 2 + 1
+          AND d.cell_y IN (c.cell_y * 2, c.cell_y * 2 + 1)
           AND d.cell_x BETWEEN c.cell_x * 2 AND c.cell_x * 2 + 1) n
     WHERE c.level = $1";
 
