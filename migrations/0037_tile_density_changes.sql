@@ -67,5 +67,8 @@ CREATE TRIGGER requests_tile_density_deletes AFTER DELETE ON canonical.requests 
 -- Whether the notes since the last refresh are complete: true once a whole rebuild has run under
 -- this migration. Counts built before it lack the changes made since: they are kept for the
 -- tiles meanwhile, and the next refresh, due at once, rebuilds them whole.
-ALTER TABLE canonical.tile_density_state ADD COLUMN changes_noted boolean NOT NULL DEFAULT false;
+-- And how many cells the last whole build stored: the refresh weighs the notes against it
+-- (PostgreSQL's own estimate is stale until the rebuilt table is analysed).
+ALTER TABLE canonical.tile_density_state ADD COLUMN changes_noted boolean NOT NULL DEFAULT false,
+    ADD COLUMN cells bigint NOT NULL DEFAULT 0;
 UPDATE canonical.tile_density_state SET refreshed_at = '-infinity' WHERE refreshed_at IS NOT NULL;

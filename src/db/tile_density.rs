@@ -80,11 +80,12 @@ pub enum Caller {
     Keeper,
 }
 
-/// How many notes of changes a refresh recounts cell by cell: beyond a share of the cells
-/// (about 30 µs a note's cell and its parents against about 1 µs a cell for a whole rebuild,
-/// whose grouping of every record costs several times its cells again), a whole rebuild is the
-/// cheaper one. The floor keeps a small base on the incremental path.
-const NOTES_PER_CELL_DIVISOR: f64 = 16.0;
+/// How many notes of changes a refresh recounts cell by cell: a note costs up to a dozen cells
+/// (its finest cell and the parents no other note shares) at about 50 µs each with the pages in
+/// memory (10M records, 2026-11-29), a whole rebuild about 12 µs a stored cell (8.1 million cells,
+/// 99 s), so past about a thirtieth of the cells a whole rebuild is the cheaper one. The floor
+/// keeps a small base on the incremental path.
+const NOTES_PER_CELL_DIVISOR: i64 = 32;
 const MIN_NOTES_BOUND: i64 = 10_000;
 
 /// Refreshes the counts if they are older than `max_age_secs` (or were never built and the
@@ -102,9 +103,9 @@ pub async fn refresh_if_due(
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         .execute(&mut *tx)
         .await?;
-    let claimed: Option<(bool, bool, bool)> = match sqlx::query_as(
+    let claimed: Option<(bool, bool, bool, i64)> = match sqlx::query_as(
         "SELECT refreshed_at IS NULL, changes_noted,
-                refreshed_at IS NULL OR refreshed_at < now() - make_interval(secs => $1)
+                refreshed_at IS NULL OR refreshed_at < now() - make_interval(secs => $1), cells
          FROM canonical.tile_density_state
          FOR UPDATE SKIP LOCKED",
     )
@@ -117,7 +118,7 @@ pub async fn refresh_if_due(
         Err(error) if is_serialization_failure(&error) => return Ok(None),
         Err(error) => return Err(error),
     };
-    let Some((never_built, changes_noted, due)) = claimed else {
+    let Some((never_built, changes_noted, due, cells)) = claimed else {
         return Ok(None);
     };
     if never_built && caller == Caller::Keeper {
@@ -135,14 +136,17 @@ pub async fn refresh_if_due(
     ))
     .execute(&mut *tx)
     .await?;
-    let refreshed = if changes_noted && few_enough_notes(&mut tx).await? {
-        recount_changed_cells(&mut tx).await?
+    let (refreshed, cells) = if changes_noted && few_enough_notes(&mut tx, cells).await? {
+        (recount_changed_cells(&mut tx).await?, cells)
     } else {
-        rebuild_whole(&mut tx).await?
+        let stored = rebuild_whole(&mut tx).await?;
+        (Refreshed::Whole, stored)
     };
     sqlx::query(
-        "UPDATE canonical.tile_density_state SET refreshed_at = now(), changes_noted = true",
+        "UPDATE canonical.tile_density_state
+         SET refreshed_at = now(), changes_noted = true, cells = $1",
     )
+    .bind(cells)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -153,15 +157,10 @@ fn is_serialization_failure(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(e) if e.code().as_deref() == Some("40001"))
 }
 
-/// Whether the notes are few enough to recount their cells rather than rebuild whole.
-async fn few_enough_notes(conn: &mut PgConnection) -> sqlx::Result<bool> {
-    let cells: f64 = sqlx::query_scalar(
-        "SELECT greatest(reltuples, 0)::float8 FROM pg_class
-         WHERE oid = 'canonical.tile_density'::regclass",
-    )
-    .fetch_one(&mut *conn)
-    .await?;
-    let bound = MIN_NOTES_BOUND.max((cells / NOTES_PER_CELL_DIVISOR) as i64);
+/// Whether the notes are few enough to recount their cells rather than rebuild whole, against
+/// the `cells` the last whole build stored.
+async fn few_enough_notes(conn: &mut PgConnection, cells: i64) -> sqlx::Result<bool> {
+    let bound = MIN_NOTES_BOUND.max(cells / NOTES_PER_CELL_DIVISOR);
     let notes: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM (SELECT FROM canonical.tile_density_changes LIMIT $1) AS noted",
     )
@@ -171,25 +170,27 @@ async fn few_enough_notes(conn: &mut PgConnection) -> sqlx::Result<bool> {
     Ok(notes <= bound)
 }
 
-async fn rebuild_whole(conn: &mut PgConnection) -> sqlx::Result<Refreshed> {
+/// Groups every visible record again; the cells it stored.
+async fn rebuild_whole(conn: &mut PgConnection) -> sqlx::Result<i64> {
     sqlx::query("DELETE FROM canonical.tile_density_changes")
         .execute(&mut *conn)
         .await?;
     sqlx::query("DELETE FROM canonical.tile_density")
         .execute(&mut *conn)
         .await?;
-    sqlx::query(&format!(
+    let mut stored = sqlx::query(&format!(
         "INSERT INTO canonical.tile_density
            (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat) {}",
         finest_counts()
     ))
     .execute(&mut *conn)
-    .await?;
+    .await?
+    .rows_affected();
     // Each coarser cell is the sum of the four cells it holds one level finer (`>>` on integers
     // rounds towards minus infinity, as `floor` does): each level reads the one below it, which
     // is smaller than the finest.
     for level in (COARSEST_LEVEL..FINEST_LEVEL).rev() {
-        sqlx::query(
+        stored += sqlx::query(
             "INSERT INTO canonical.tile_density
                (canonical_table, level, cell_y, cell_x, records, sum_lng, sum_lat)
              SELECT canonical_table, $1, cell_y >> 1, cell_x >> 1, sum(records), sum(sum_lng),
@@ -200,9 +201,10 @@ async fn rebuild_whole(conn: &mut PgConnection) -> sqlx::Result<Refreshed> {
         )
         .bind(level)
         .execute(&mut *conn)
-        .await?;
+        .await?
+        .rows_affected();
     }
-    Ok(Refreshed::Whole)
+    Ok(i64::try_from(stored).unwrap_or(i64::MAX))
 }
 
 /// Takes the notes, and recounts the finest cells their places fall in from the records, then

@@ -669,6 +669,20 @@ async fn a_refresh_recounts_the_changed_cells_to_what_a_whole_rebuild_counts() {
         .map(|cell| i64::from(cell.4))
         .sum();
     assert_eq!(coarsest, visible);
+
+    // More notes than recounting cell by cell is worth (past a thirty-second of the stored
+    // cells, and at least 10,000): a whole rebuild.
+    app.execute(
+        "INSERT INTO canonical.entities (id, display_name, location_lat, location_lng, name_key)
+         SELECT gen_random_uuid(), 'Many ' || i, 50 + random() * 5, -5 + random() * 5, 'many ' || i
+         FROM generate_series(1, 10001) AS i",
+    )
+    .await;
+    assert_eq!(
+        refresh(&app, 0.0, Caller::Keeper).await,
+        Some(Refreshed::Whole)
+    );
+    assert_eq!(notes(&app).await, 0);
 }
 
 #[tokio::test]
