@@ -670,6 +670,27 @@ async fn a_refresh_recounts_the_changed_cells_to_what_a_whole_rebuild_counts() {
         .sum();
     assert_eq!(coarsest, visible);
 
+    // Again, from the counts a whole rebuild left (the refresh's statements name a temporary
+    // table that each refresh creates anew).
+    app.execute(
+        "UPDATE canonical.entities SET location_lat = location_lat - 0.05 WHERE display_name LIKE 'Leeds 1%'",
+    )
+    .await;
+    assert!(matches!(
+        refresh(&app, 0.0, Caller::Keeper).await,
+        Some(Refreshed::Changed { .. })
+    ));
+    let moved: i64 = stored_counts(&app)
+        .await
+        .iter()
+        .filter(|cell| cell.1 == tile_density::COARSEST_LEVEL)
+        .map(|cell| i64::from(cell.4))
+        .sum();
+    assert_eq!(
+        moved, visible,
+        "a move changes where records are counted, not how many"
+    );
+
     // More notes than recounting cell by cell is worth (past a thirty-second of the stored
     // cells, and at least 10,000): a whole rebuild.
     app.execute(
