@@ -40,29 +40,26 @@ BEGIN
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER entities_tile_density_inserts AFTER INSERT ON canonical.entities
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION canonical.note_tile_density_inserts();
-CREATE TRIGGER entities_tile_density_changes AFTER UPDATE ON canonical.entities FOR EACH ROW
-    WHEN ((NEW.location_lat, NEW.location_lng, NEW.status) IS DISTINCT FROM (OLD.location_lat, OLD.location_lng, OLD.status))
-    EXECUTE FUNCTION canonical.note_tile_density_change();
-CREATE TRIGGER entities_tile_density_deletes AFTER DELETE ON canonical.entities FOR EACH ROW
-    EXECUTE FUNCTION canonical.note_tile_density_change();
-
-CREATE TRIGGER listings_tile_density_inserts AFTER INSERT ON canonical.listings
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION canonical.note_tile_density_inserts();
-CREATE TRIGGER listings_tile_density_changes AFTER UPDATE ON canonical.listings FOR EACH ROW
-    WHEN ((NEW.location_lat, NEW.location_lng, NEW.status) IS DISTINCT FROM (OLD.location_lat, OLD.location_lng, OLD.status))
-    EXECUTE FUNCTION canonical.note_tile_density_change();
-CREATE TRIGGER listings_tile_density_deletes AFTER DELETE ON canonical.listings FOR EACH ROW
-    EXECUTE FUNCTION canonical.note_tile_density_change();
-
-CREATE TRIGGER requests_tile_density_inserts AFTER INSERT ON canonical.requests
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION canonical.note_tile_density_inserts();
-CREATE TRIGGER requests_tile_density_changes AFTER UPDATE ON canonical.requests FOR EACH ROW
-    WHEN ((NEW.location_lat, NEW.location_lng, NEW.status) IS DISTINCT FROM (OLD.location_lat, OLD.location_lng, OLD.status))
-    EXECUTE FUNCTION canonical.note_tile_density_change();
-CREATE TRIGGER requests_tile_density_deletes AFTER DELETE ON canonical.requests FOR EACH ROW
-    EXECUTE FUNCTION canonical.note_tile_density_change();
+-- The same three triggers on each kind of canonical record.
+DO $$
+DECLARE
+    kind text;
+BEGIN
+    FOREACH kind IN ARRAY ARRAY['entities', 'listings', 'requests'] LOOP
+        EXECUTE format(
+            'CREATE TRIGGER %1$s_tile_density_inserts AFTER INSERT ON canonical.%1$s
+                 REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT
+                 EXECUTE FUNCTION canonical.note_tile_density_inserts()', kind);
+        EXECUTE format(
+            'CREATE TRIGGER %1$s_tile_density_changes AFTER UPDATE ON canonical.%1$s FOR EACH ROW
+                 WHEN ((NEW.location_lat, NEW.location_lng, NEW.status)
+                       IS DISTINCT FROM (OLD.location_lat, OLD.location_lng, OLD.status))
+                 EXECUTE FUNCTION canonical.note_tile_density_change()', kind);
+        EXECUTE format(
+            'CREATE TRIGGER %1$s_tile_density_deletes AFTER DELETE ON canonical.%1$s FOR EACH ROW
+                 EXECUTE FUNCTION canonical.note_tile_density_change()', kind);
+    END LOOP;
+END $$;
 
 -- Whether the notes since the last refresh are complete: true once a whole rebuild has run under
 -- this migration. Counts built before it lack the changes made since: they are kept for the
