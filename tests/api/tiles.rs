@@ -706,6 +706,46 @@ async fn a_refresh_recounts_the_changed_cells_to_what_a_whole_rebuild_counts() {
     assert_eq!(notes(&app).await, 0);
 }
 
+/// The keeper every serving process runs (`services::tile_counts`) refreshes built counts once
+/// they are due, with no tile asked for: the service binary over the test's database.
+#[tokio::test]
+async fn a_serving_process_keeps_built_counts_fresh_without_a_tile() {
+    let app = TestApp::new().await;
+    scatter(&app, "Kept", MAN, (0.4, 0.6)).await;
+    assert_eq!(
+        refresh(&app, 10.0, Caller::Tile).await,
+        Some(Refreshed::Whole)
+    );
+    scatter(&app, "Later", (53.80, -1.55), (0.1, 0.1)).await;
+    assert_eq!(notes(&app).await, 3000);
+    let data_dir = crate::harness::tmp_dir().join(format!("process-{}", uuid::Uuid::new_v4()));
+    let _server = crate::processes::spawn(
+        app.database_url(),
+        &[],
+        data_dir,
+        &[("STRS_TILE_COUNTS_MAX_AGE_SECS", "10")],
+    )
+    .await;
+    let counted = || async {
+        let coarsest: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum(records), 0)::int8 FROM canonical.tile_density WHERE level = $1",
+        )
+        .bind(tile_density::COARSEST_LEVEL)
+        .fetch_one(app.pool())
+        .await
+        .unwrap();
+        coarsest
+    };
+    let started = std::time::Instant::now();
+    while notes(&app).await > 0 || counted().await != 6000 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(45),
+            "the keeper did not refresh the counts within 45 s (period 10 s)"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+}
+
 #[tokio::test]
 async fn the_largest_possible_layer_stays_under_the_documented_byte_bound() {
     let app = TestApp::new().await;
