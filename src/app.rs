@@ -86,7 +86,7 @@ pub async fn build_state(config: Config, url: &str) -> anyhow::Result<AppState> 
         replicas,
         config: Arc::new(config),
         jwt,
-        tile_counts_rebuilding: std::sync::atomic::AtomicBool::new(false),
+        tile_counts_refreshing: std::sync::atomic::AtomicBool::new(false),
     });
     // Reads go to a replica only once it has been measured fit.
     crate::services::read_route::check(&state).await;

@@ -56,5 +56,5 @@ pub struct Shared {
     pub disk: crate::storage::space::DiskFloor,
     /// Whether this process is refreshing the map tiles' counts per cell (`services::tile_counts`):
     /// one refresh at a time here; across processes the database's row lock decides.
-    pub tile_counts_rebuilding: std::sync::atomic::AtomicBool,
+    pub tile_counts_refreshing: std::sync::atomic::AtomicBool,
 }

@@ -14,13 +14,13 @@ use tokio::sync::watch;
 /// never were), unless this process already is: that tile was drawn from the previous counts
 /// (or, before the first build, from the records).
 pub fn refresh_for_a_tile(state: &AppState) {
-    if state.tile_counts_rebuilding.swap(true, Ordering::AcqRel) {
+    if state.tile_counts_refreshing.swap(true, Ordering::AcqRel) {
         return;
     }
     let state = state.clone();
     tokio::spawn(async move {
         refresh(&state, Caller::Tile).await;
-        state.tile_counts_rebuilding.store(false, Ordering::Release);
+        state.tile_counts_refreshing.store(false, Ordering::Release);
     });
 }
 
@@ -48,14 +48,14 @@ pub fn spawn_keeper(state: AppState) -> (watch::Sender<bool>, tokio::task::JoinH
             if *stop_rx.borrow() {
                 break;
             }
-            if state.tile_counts_rebuilding.swap(true, Ordering::AcqRel) {
+            if state.tile_counts_refreshing.swap(true, Ordering::AcqRel) {
                 continue;
             }
             tokio::select! {
                 () = refresh(&state, Caller::Keeper) => {}
                 _ = stop_rx.changed() => break,
             }
-            state.tile_counts_rebuilding.store(false, Ordering::Release);
+            state.tile_counts_refreshing.store(false, Ordering::Release);
         }
     });
     (stop_tx, handle)
